@@ -1,0 +1,146 @@
+"""Pydantic models shared by every stage: source items, records and their parts."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from datetime import UTC, datetime
+from enum import StrEnum
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+SourceName = Literal["hotpotqa", "olmocr", "ami"]
+SOURCES: tuple[str, ...] = ("hotpotqa", "olmocr", "ami")
+
+# Release config per source, as in the public SOB release.
+RELEASE_CONFIG: dict[str, str] = {"hotpotqa": "default", "olmocr": "image", "ami": "audio"}
+
+
+class RecordState(StrEnum):
+    """Where a record stands. Every move between states is an event with reasons."""
+
+    AUTHORED = "authored"  # a curator's answer arrived; not yet checked
+    NEEDS_REVISION = "needs_revision"  # bounced back to the curator (Label Studio)
+    VALIDATED = "validated"  # passed every validation check; awaits the judge
+    ACCEPTED = "accepted"  # passed the judge; goes into releases
+    REJECTED = "rejected"  # failed a check or the judge; reasons say why
+    JUDGE_ERROR = "judge_error"  # the judge kept failing; retried on the next run
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+def canonical_json(value: Any) -> str:
+    """One spelling per JSON value, so hashes and caches do not depend on key order."""
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+
+def make_record_id(source: str, source_id: str, question: str) -> str:
+    """SHA-256 of source, source id and question: stable across schema and answer edits."""
+    return hashlib.sha256(canonical_json([source, source_id, question]).encode("utf-8")).hexdigest()
+
+
+def content_hash(value: Any) -> str:
+    return hashlib.sha256(canonical_json(value).encode("utf-8")).hexdigest()
+
+
+class SourceItem(BaseModel):
+    """What a loader yields: one unit of source material a record can be written about."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    source: SourceName
+    source_id: str = Field(min_length=1)
+    context: str
+    question: str | None = None  # seed question (HotpotQA has one; AMI does not)
+    answer: str | None = None  # seed answer
+    question_difficulty: str | None = None
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+
+class RecordInput(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    context: str
+    question: str = Field(min_length=1)
+    json_schema: dict[str, Any]
+
+
+class RecordOutput(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    ground_truth: dict[str, Any]
+    validated_output: dict[str, Any] | None = None
+
+
+class RecordMetadata(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    source: SourceName
+    source_id: str = Field(min_length=1)
+    question_difficulty: str | None = None
+    schema_complexity: str | None = None
+    # Source-specific fields (HotpotQA: answer/type/level; AMI: meeting_id/num_speakers; ...)
+    extra: dict[str, Any] = Field(default_factory=dict)
+
+
+class Provenance(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    annotator: str | None = None
+    authored_via: str | None = None  # "file:<name>" or "label_studio:<project>"
+    authored_at: datetime | None = None
+    draft_model: str | None = None
+    judge: str | None = None
+    judged_at: datetime | None = None
+    time_spent_s: float | None = None
+
+
+class Record(BaseModel):
+    """`{input: {context, question, json_schema}, output: {ground_truth, validated_output}}` plus the rest."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    record_id: str
+    input: RecordInput
+    output: RecordOutput
+    metadata: RecordMetadata
+    provenance: Provenance = Field(default_factory=Provenance)
+
+    @classmethod
+    def build(
+        cls,
+        item: SourceItem,
+        question: str,
+        json_schema: dict[str, Any],
+        ground_truth: dict[str, Any],
+        provenance: Provenance | None = None,
+    ) -> Record:
+        extra = dict(item.metadata)
+        if item.answer is not None:
+            extra.setdefault("answer", item.answer)
+        return cls(
+            record_id=make_record_id(item.source, item.source_id, question),
+            input=RecordInput(context=item.context, question=question, json_schema=json_schema),
+            output=RecordOutput(ground_truth=ground_truth),
+            metadata=RecordMetadata(
+                source=item.source,
+                source_id=item.source_id,
+                question_difficulty=item.question_difficulty,
+                extra=extra,
+            ),
+            provenance=provenance or Provenance(),
+        )
+
+
+class Reason(BaseModel):
+    """Why a record was rejected or bounced: a stable code, a message and where."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    stage: str  # "import", "validation", "judge", "curator", ...
+    code: str
+    message: str
+    path: str = "$"

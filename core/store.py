@@ -1,0 +1,569 @@
+"""The curation store: one DuckDB file per workspace.
+
+It holds every source item, every record's current state and payloads, an append-only
+event log of state changes (with reasons), rejected import lines, split assignments and,
+later, the LLM cache. Writes go in batches through Arrow tables: row-at-a-time inserts
+into DuckDB are far too slow for 25,000 records.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pyarrow as pa
+
+from core.models import Reason, Record, RecordState, SourceItem, canonical_json, content_hash, utcnow
+
+STORE_FILENAME = "curation.duckdb"
+
+
+class WorkspaceBusyError(RuntimeError):
+    """Another process holds the workspace's store."""
+
+
+# Versioned migrations: append only, never edit an applied one.
+MIGRATIONS: list[tuple[int, str]] = [
+    (
+        1,
+        """
+        CREATE TABLE source_items (
+            source VARCHAR NOT NULL,
+            source_id VARCHAR NOT NULL,
+            item JSON NOT NULL,
+            content_hash VARCHAR NOT NULL,
+            loaded_at TIMESTAMPTZ NOT NULL,
+            PRIMARY KEY (source, source_id)
+        );
+        CREATE TABLE records (
+            record_id VARCHAR PRIMARY KEY,
+            source VARCHAR NOT NULL,
+            source_id VARCHAR NOT NULL,
+            state VARCHAR NOT NULL,
+            record JSON NOT NULL,
+            content_hash VARCHAR NOT NULL,
+            reasons JSON,
+            validation JSON,
+            judge JSON,
+            updated_at TIMESTAMPTZ NOT NULL
+        );
+        CREATE SEQUENCE event_seq START 1;
+        CREATE TABLE events (
+            event_id BIGINT DEFAULT nextval('event_seq') PRIMARY KEY,
+            logged_at TIMESTAMPTZ NOT NULL,
+            source VARCHAR NOT NULL,
+            source_id VARCHAR,
+            record_id VARCHAR,
+            stage VARCHAR NOT NULL,
+            kind VARCHAR NOT NULL,
+            from_state VARCHAR,
+            to_state VARCHAR,
+            reasons JSON,
+            detail JSON
+        );
+        CREATE TABLE import_rejections (
+            source VARCHAR NOT NULL,
+            origin VARCHAR NOT NULL,
+            line_no INTEGER NOT NULL,
+            raw VARCHAR NOT NULL,
+            reasons JSON NOT NULL,
+            logged_at TIMESTAMPTZ NOT NULL,
+            PRIMARY KEY (source, origin, line_no)
+        );
+        CREATE TABLE split_assignments (
+            record_id VARCHAR PRIMARY KEY,
+            config VARCHAR NOT NULL,
+            split VARCHAR NOT NULL,
+            first_release VARCHAR NOT NULL
+        );
+        """,
+    ),
+]
+
+
+@dataclass
+class StateChange:
+    """One record moving to a state, with the payloads the stage produced."""
+
+    record_id: str
+    to_state: RecordState
+    stage: str
+    reasons: list[Reason] = field(default_factory=list)
+    record: Record | None = None  # updated record (e.g. validated_output filled)
+    validation: dict[str, Any] | None = None
+    judge: dict[str, Any] | None = None
+
+
+@dataclass
+class StoredRecord:
+    record: Record
+    state: RecordState
+    reasons: list[Reason]
+    validation: dict[str, Any] | None
+    judge: dict[str, Any] | None
+
+
+@dataclass
+class UpsertCounts:
+    new: int = 0
+    changed: int = 0
+    unchanged: int = 0
+
+
+def _json_or_none(value: Any) -> str | None:
+    return None if value is None else json.dumps(value, ensure_ascii=False, default=str)
+
+
+class Store:
+    """Open with `Store.open(workspace)`; use as a context manager."""
+
+    def __init__(self, con: duckdb.DuckDBPyConnection, path: Path) -> None:
+        self.con = con
+        self.path = path
+
+    # -- lifecycle -------------------------------------------------------------------------
+    @classmethod
+    def open(cls, workspace: Path | str) -> Store:
+        workspace = Path(workspace)
+        workspace.mkdir(parents=True, exist_ok=True)
+        path = workspace / STORE_FILENAME
+        try:
+            con = duckdb.connect(str(path))
+        except duckdb.IOException as exc:
+            if "lock" in str(exc).lower():
+                raise WorkspaceBusyError(
+                    f"workspace {workspace} is in use by another process ({exc}). "
+                    "Wait for that run to finish, or use another --workspace."
+                ) from exc
+            raise
+        store = cls(con, path)
+        store._migrate()
+        return store
+
+    def close(self) -> None:
+        self.con.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _migrate(self) -> None:
+        self.con.execute(
+            "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at TIMESTAMPTZ)"
+        )
+        applied = {row[0] for row in self.con.execute("SELECT version FROM schema_migrations").fetchall()}
+        for version, sql in MIGRATIONS:
+            if version in applied:
+                continue
+            self.con.execute("BEGIN TRANSACTION")
+            try:
+                self.con.execute(sql)
+                self.con.execute("INSERT INTO schema_migrations VALUES (?, ?)", [version, utcnow()])
+                self.con.execute("COMMIT")
+            except Exception:
+                self.con.execute("ROLLBACK")
+                raise
+
+    def schema_version(self) -> int:
+        return self.con.execute("SELECT max(version) FROM schema_migrations").fetchone()[0]
+
+    # -- source items ------------------------------------------------------------------------
+    def upsert_source_items(self, items: Iterable[SourceItem], stage: str = "load") -> UpsertCounts:
+        counts = UpsertCounts()
+        batch: dict[tuple[str, str], tuple[SourceItem, str]] = {}
+        for item in items:
+            batch[(item.source, item.source_id)] = (item, content_hash(item.model_dump(mode="json")))
+        if not batch:
+            return counts
+        existing = self._existing_hashes("source_items", "source || '\x1f' || source_id", batch)
+        rows: list[dict[str, Any]] = []
+        events: list[dict[str, Any]] = []
+        now = utcnow()
+        for (source, source_id), (item, digest) in batch.items():
+            old = existing.get(f"{source}\x1f{source_id}")
+            if old == digest:
+                counts.unchanged += 1
+                continue
+            kind = "source_changed" if old else "source_loaded"
+            counts.changed += bool(old)
+            counts.new += not old
+            rows.append(
+                {
+                    "source": source,
+                    "source_id": source_id,
+                    "item": item.model_dump_json(),
+                    "content_hash": digest,
+                    "loaded_at": now,
+                }
+            )
+            events.append(self._event(source, source_id, None, stage, kind, None, None, None, None))
+        self._write(
+            "source_items",
+            rows,
+            conflict="(source, source_id) DO UPDATE SET item = excluded.item, "
+            "content_hash = excluded.content_hash, loaded_at = excluded.loaded_at",
+            events=events,
+        )
+        return counts
+
+    def source_items(self, source: str) -> dict[str, SourceItem]:
+        rows = self.con.execute("SELECT item FROM source_items WHERE source = ?", [source]).fetchall()
+        items = (SourceItem.model_validate_json(row[0]) for row in rows)
+        return {item.source_id: item for item in items}
+
+    def count_source_items(self, source: str) -> int:
+        return self.con.execute("SELECT count(*) FROM source_items WHERE source = ?", [source]).fetchone()[0]
+
+    # -- records -----------------------------------------------------------------------------
+    def upsert_records(
+        self, records: Iterable[Record], state: RecordState, stage: str, kind: str = "authored"
+    ) -> UpsertCounts:
+        """Insert new records or replace edited ones; an unchanged record is left alone."""
+        counts = UpsertCounts()
+        batch = {r.record_id: (r, content_hash(r.model_dump(mode="json", exclude={"provenance"}))) for r in records}
+        if not batch:
+            return counts
+        existing = self._existing_states(batch)
+        rows: list[dict[str, Any]] = []
+        events: list[dict[str, Any]] = []
+        now = utcnow()
+        for record_id, (record, digest) in batch.items():
+            old = existing.get(record_id)
+            if old and old[0] == digest:
+                counts.unchanged += 1
+                continue
+            counts.changed += bool(old)
+            counts.new += not old
+            rows.append(
+                {
+                    "record_id": record_id,
+                    "source": record.metadata.source,
+                    "source_id": record.metadata.source_id,
+                    "state": str(state),
+                    "record": record.model_dump_json(),
+                    "content_hash": digest,
+                    "reasons": None,
+                    "validation": None,
+                    "judge": None,
+                    "updated_at": now,
+                }
+            )
+            events.append(
+                self._event(
+                    record.metadata.source,
+                    record.metadata.source_id,
+                    record_id,
+                    stage,
+                    kind if not old else f"{kind}_edit",
+                    old[1] if old else None,
+                    str(state),
+                    None,
+                    {"content_hash": digest, "annotator": record.provenance.annotator},
+                )
+            )
+        self._write(
+            "records",
+            rows,
+            conflict="(record_id) DO UPDATE SET state = excluded.state, record = excluded.record, "
+            "content_hash = excluded.content_hash, reasons = NULL, validation = NULL, judge = NULL, "
+            "updated_at = excluded.updated_at",
+            events=events,
+        )
+        return counts
+
+    def apply(self, changes: Sequence[StateChange]) -> None:
+        """Move records to new states in one transaction, logging an event per move."""
+        if not changes:
+            return
+        ids = [c.record_id for c in changes]
+        current = dict(
+            self.con.execute(
+                "SELECT record_id, state FROM records WHERE record_id IN (SELECT unnest(?))", [ids]
+            ).fetchall()
+        )
+        meta = dict(
+            (row[0], (row[1], row[2]))
+            for row in self.con.execute(
+                "SELECT record_id, source, source_id FROM records WHERE record_id IN (SELECT unnest(?))", [ids]
+            ).fetchall()
+        )
+        rows, events = [], []
+        now = utcnow()
+        for change in changes:
+            if change.record_id not in current:
+                raise KeyError(f"unknown record {change.record_id}")
+            reasons = [r.model_dump() for r in change.reasons]
+            rows.append(
+                {
+                    "record_id": change.record_id,
+                    "state": str(change.to_state),
+                    "record": change.record.model_dump_json() if change.record else None,
+                    "reasons": _json_or_none(reasons),
+                    "validation": _json_or_none(change.validation),
+                    "judge": _json_or_none(change.judge),
+                    "updated_at": now,
+                }
+            )
+            source, source_id = meta[change.record_id]
+            events.append(
+                self._event(
+                    source,
+                    source_id,
+                    change.record_id,
+                    change.stage,
+                    "state_change",
+                    current[change.record_id],
+                    str(change.to_state),
+                    reasons or None,
+                    None,
+                )
+            )
+        table = pa.Table.from_pylist(
+            rows,
+            schema=pa.schema(
+                [
+                    ("record_id", pa.string()),
+                    ("state", pa.string()),
+                    ("record", pa.string()),
+                    ("reasons", pa.string()),
+                    ("validation", pa.string()),
+                    ("judge", pa.string()),
+                    ("updated_at", pa.timestamp("us", tz="UTC")),
+                ]
+            ),
+        )
+        self.con.execute("BEGIN TRANSACTION")
+        try:
+            self.con.register("_changes", table)
+            self.con.execute(
+                """
+                UPDATE records SET
+                    state = c.state,
+                    record = coalesce(c.record, records.record),
+                    reasons = c.reasons,
+                    validation = coalesce(c.validation, records.validation),
+                    judge = coalesce(c.judge, records.judge),
+                    updated_at = c.updated_at
+                FROM _changes c WHERE records.record_id = c.record_id
+                """
+            )
+            self.con.unregister("_changes")
+            self._insert_events(events)
+            self.con.execute("COMMIT")
+        except Exception:
+            self.con.execute("ROLLBACK")
+            raise
+
+    def records(
+        self, source: str, states: Sequence[RecordState] | None = None, batch_size: int = 2000
+    ) -> Iterator[StoredRecord]:
+        """Stream records of a source (optionally in some states), ordered by record id."""
+        sql = "SELECT record, state, reasons, validation, judge FROM records WHERE source = ?"
+        params: list[Any] = [source]
+        if states:
+            sql += " AND state IN (SELECT unnest(?))"
+            params.append([str(s) for s in states])
+        cursor = self.con.cursor()
+        cursor.execute(sql + " ORDER BY record_id", params)
+        while chunk := cursor.fetchmany(batch_size):
+            for record, state, reasons, validation, judge in chunk:
+                yield StoredRecord(
+                    record=Record.model_validate_json(record),
+                    state=RecordState(state),
+                    reasons=[Reason.model_validate(r) for r in json.loads(reasons)] if reasons else [],
+                    validation=json.loads(validation) if validation else None,
+                    judge=json.loads(judge) if judge else None,
+                )
+        cursor.close()
+
+    def count_in_state(self, source: str, state: RecordState) -> int:
+        return self.con.execute(
+            "SELECT count(*) FROM records WHERE source = ? AND state = ?", [source, str(state)]
+        ).fetchone()[0]
+
+    # -- import rejections ---------------------------------------------------------------------
+    def add_import_rejections(self, source: str, origin: str, rejections: Sequence[tuple[int, str, list[Reason]]]) -> int:
+        """Keep lines that could not become records, so they are counted and never lost."""
+        rows = [
+            {
+                "source": source,
+                "origin": origin,
+                "line_no": line_no,
+                "raw": raw,
+                "reasons": json.dumps([r.model_dump() for r in reasons], ensure_ascii=False),
+                "logged_at": utcnow(),
+            }
+            for line_no, raw, reasons in rejections
+        ]
+        self._write(
+            "import_rejections",
+            rows,
+            conflict="(source, origin, line_no) DO UPDATE SET raw = excluded.raw, reasons = excluded.reasons, "
+            "logged_at = excluded.logged_at",
+        )
+        return len(rows)
+
+    def clear_import_rejections(self, source: str, origin: str) -> None:
+        self.con.execute("DELETE FROM import_rejections WHERE source = ? AND origin = ?", [source, origin])
+
+    def import_rejections(self, source: str) -> list[dict[str, Any]]:
+        rows = self.con.execute(
+            "SELECT origin, line_no, raw, reasons FROM import_rejections WHERE source = ? ORDER BY origin, line_no",
+            [source],
+        ).fetchall()
+        return [
+            {"origin": o, "line_no": n, "raw": raw, "reasons": json.loads(reasons)} for o, n, raw, reasons in rows
+        ]
+
+    # -- splits --------------------------------------------------------------------------------
+    def split_assignments(self, config: str) -> dict[str, str]:
+        return dict(
+            self.con.execute("SELECT record_id, split FROM split_assignments WHERE config = ?", [config]).fetchall()
+        )
+
+    def assign_splits(self, config: str, assignments: dict[str, str], release: str) -> None:
+        rows = [
+            {"record_id": rid, "config": config, "split": split, "first_release": release}
+            for rid, split in assignments.items()
+        ]
+        self._write("split_assignments", rows, conflict="(record_id) DO NOTHING")
+
+    # -- reporting -----------------------------------------------------------------------------
+    def state_counts(self, source: str) -> dict[str, int]:
+        return dict(
+            self.con.execute(
+                "SELECT state, count(*) FROM records WHERE source = ? GROUP BY state ORDER BY state", [source]
+            ).fetchall()
+        )
+
+    def reason_counts(self, source: str) -> list[tuple[str, str, int]]:
+        """(stage, code, records) for records currently rejected or bounced, plus import rejections."""
+        sql = """
+            WITH r AS (
+                SELECT record_id, unnest(from_json(reasons, '[{"stage":"VARCHAR","code":"VARCHAR"}]')) AS reason
+                FROM records WHERE source = ? AND reasons IS NOT NULL
+                  AND state IN ('rejected', 'needs_revision', 'judge_error')
+            ),
+            i AS (
+                SELECT origin || ':' || line_no AS record_id,
+                       unnest(from_json(reasons, '[{"stage":"VARCHAR","code":"VARCHAR"}]')) AS reason
+                FROM import_rejections WHERE source = ?
+            )
+            SELECT reason.stage, reason.code, count(DISTINCT record_id) AS n
+            FROM (SELECT * FROM r UNION ALL SELECT * FROM i)
+            GROUP BY 1, 2 ORDER BY 1, n DESC, 2
+        """
+        return [tuple(row) for row in self.con.execute(sql, [source, source]).fetchall()]
+
+    def events(self, record_id: str | None = None, source: str | None = None) -> list[dict[str, Any]]:
+        sql = "SELECT * FROM events WHERE 1=1"
+        params: list[Any] = []
+        if record_id:
+            sql += " AND record_id = ?"
+            params.append(record_id)
+        if source:
+            sql += " AND source = ?"
+            params.append(source)
+        cursor = self.con.execute(sql + " ORDER BY event_id", params)
+        names = [d[0] for d in cursor.description]
+        return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
+
+    def add_event(self, source: str, stage: str, kind: str, detail: dict[str, Any] | None = None) -> None:
+        self._insert_events([self._event(source, None, None, stage, kind, None, None, None, detail)])
+
+    # -- internals -----------------------------------------------------------------------------
+    @staticmethod
+    def _event(
+        source: str,
+        source_id: str | None,
+        record_id: str | None,
+        stage: str,
+        kind: str,
+        from_state: str | None,
+        to_state: str | None,
+        reasons: Any,
+        detail: Any,
+    ) -> dict[str, Any]:
+        return {
+            "logged_at": utcnow(),
+            "source": source,
+            "source_id": source_id,
+            "record_id": record_id,
+            "stage": stage,
+            "kind": kind,
+            "from_state": from_state,
+            "to_state": to_state,
+            "reasons": _json_or_none(reasons),
+            "detail": _json_or_none(detail),
+        }
+
+    _EVENT_SCHEMA = pa.schema(
+        [
+            ("logged_at", pa.timestamp("us", tz="UTC")),
+            ("source", pa.string()),
+            ("source_id", pa.string()),
+            ("record_id", pa.string()),
+            ("stage", pa.string()),
+            ("kind", pa.string()),
+            ("from_state", pa.string()),
+            ("to_state", pa.string()),
+            ("reasons", pa.string()),
+            ("detail", pa.string()),
+        ]
+    )
+
+    def _insert_events(self, events: list[dict[str, Any]]) -> None:
+        if not events:
+            return
+        table = pa.Table.from_pylist(events, schema=self._EVENT_SCHEMA)
+        self.con.register("_events", table)
+        self.con.execute(
+            "INSERT INTO events (logged_at, source, source_id, record_id, stage, kind, from_state, to_state, reasons, detail) "
+            "SELECT logged_at, source, source_id, record_id, stage, kind, from_state, to_state, reasons, detail FROM _events"
+        )
+        self.con.unregister("_events")
+
+    def _write(
+        self, table_name: str, rows: list[dict[str, Any]], conflict: str, events: list[dict[str, Any]] | None = None
+    ) -> None:
+        """Insert rows (with ON CONFLICT) and their events in one transaction."""
+        if not rows and not events:
+            return
+        self.con.execute("BEGIN TRANSACTION")
+        try:
+            if rows:
+                table = pa.Table.from_pylist(rows)
+                self.con.register("_rows", table)
+                cols = ", ".join(table.column_names)
+                self.con.execute(f"INSERT INTO {table_name} ({cols}) SELECT {cols} FROM _rows ON CONFLICT {conflict}")
+                self.con.unregister("_rows")
+            self._insert_events(events or [])
+            self.con.execute("COMMIT")
+        except Exception:
+            self.con.execute("ROLLBACK")
+            raise
+
+    def _existing_hashes(self, table: str, key_sql: str, batch: dict[tuple[str, str], Any]) -> dict[str, str]:
+        keys = [f"{s}\x1f{i}" for s, i in batch]
+        return dict(
+            self.con.execute(
+                f"SELECT {key_sql} AS k, content_hash FROM {table} WHERE {key_sql} IN (SELECT unnest(?))", [keys]
+            ).fetchall()
+        )
+
+    def _existing_states(self, batch: dict[str, Any]) -> dict[str, tuple[str, str]]:
+        rows = self.con.execute(
+            "SELECT record_id, content_hash, state FROM records WHERE record_id IN (SELECT unnest(?))",
+            [list(batch)],
+        ).fetchall()
+        return {rid: (digest, state) for rid, digest, state in rows}
+
+
+def canonical(value: Any) -> str:
+    return canonical_json(value)

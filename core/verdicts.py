@@ -1,0 +1,68 @@
+"""What the validation and judge stages say about a record (stored as JSON beside it)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Complexity = Literal["easy", "medium", "hard"]
+
+
+class ValidationFailure(BaseModel):
+    """One failed check: a stable code, a human message and the JSON path it concerns."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    check: str  # json_schema | ground_truth | pydantic | alignment
+    code: str
+    message: str
+    path: str = "$"
+
+
+class GroundingInfo(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    leaves: int = 0
+    grounded: int = 0
+    fraction: float = 1.0  # grounded / leaves (1.0 when there are no leaves to ground)
+    ungrounded_paths: list[str] = Field(default_factory=list)
+
+
+class ComplexityInfo(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    level: Complexity = "easy"
+    properties: int = 0  # all declared properties, at every depth
+    top_level_properties: int = 0
+    required: int = 0  # required fields, at every depth
+    leaves: int = 0  # scalar leaves declared by the schema
+    depth: int = 0
+
+
+class ValidationReport(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    passed: bool
+    failures: list[ValidationFailure] = Field(default_factory=list)
+    grounding: GroundingInfo | None = None
+    complexity: ComplexityInfo | None = None
+
+
+class JudgeVerdict(BaseModel):
+    """Scores 0-100 per dimension; below the threshold on any dimension rejects the record."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    judge: str  # e.g. "heuristic", "gemini:gemini-2.5-pro"
+    version: str  # judge or rubric version
+    scores: dict[str, int]
+    rationales: dict[str, str] = Field(default_factory=dict)
+    threshold: int = 60
+
+    def failing_dimensions(self) -> list[str]:
+        return [dim for dim, score in self.scores.items() if score < self.threshold]
+
+    @property
+    def passed(self) -> bool:
+        return not self.failing_dimensions()
