@@ -226,7 +226,9 @@ class Store:
     ) -> UpsertCounts:
         """Insert new records or replace edited ones; an unchanged record is left alone."""
         counts = UpsertCounts()
-        batch = {r.record_id: (r, content_hash(r.model_dump(mode="json", exclude={"provenance"}))) for r in records}
+        batch = {
+            r.record_id: (r, content_hash(r.model_dump(mode="json", exclude={"provenance"}))) for r in records
+        }
         if not batch:
             return counts
         existing = self._existing_states(batch)
@@ -290,7 +292,8 @@ class Store:
         meta = dict(
             (row[0], (row[1], row[2]))
             for row in self.con.execute(
-                "SELECT record_id, source, source_id FROM records WHERE record_id IN (SELECT unnest(?))", [ids]
+                "SELECT record_id, source, source_id FROM records WHERE record_id IN (SELECT unnest(?))",
+                [ids],
             ).fetchall()
         )
         rows, events = [], []
@@ -388,7 +391,9 @@ class Store:
         ).fetchone()[0]
 
     # -- import rejections ---------------------------------------------------------------------
-    def add_import_rejections(self, source: str, origin: str, rejections: Sequence[tuple[int, str, list[Reason]]]) -> int:
+    def add_import_rejections(
+        self, source: str, origin: str, rejections: Sequence[tuple[int, str, list[Reason]]]
+    ) -> int:
         """Keep lines that could not become records, so they are counted and never lost."""
         rows = [
             {
@@ -418,13 +423,16 @@ class Store:
             [source],
         ).fetchall()
         return [
-            {"origin": o, "line_no": n, "raw": raw, "reasons": json.loads(reasons)} for o, n, raw, reasons in rows
+            {"origin": o, "line_no": n, "raw": raw, "reasons": json.loads(reasons)}
+            for o, n, raw, reasons in rows
         ]
 
     # -- splits --------------------------------------------------------------------------------
     def split_assignments(self, config: str) -> dict[str, str]:
         return dict(
-            self.con.execute("SELECT record_id, split FROM split_assignments WHERE config = ?", [config]).fetchall()
+            self.con.execute(
+                "SELECT record_id, split FROM split_assignments WHERE config = ?", [config]
+            ).fetchall()
         )
 
     def assign_splits(self, config: str, assignments: dict[str, str], release: str) -> None:
@@ -523,14 +531,16 @@ class Store:
             return
         table = pa.Table.from_pylist(events, schema=self._EVENT_SCHEMA)
         self.con.register("_events", table)
-        self.con.execute(
-            "INSERT INTO events (logged_at, source, source_id, record_id, stage, kind, from_state, to_state, reasons, detail) "
-            "SELECT logged_at, source, source_id, record_id, stage, kind, from_state, to_state, reasons, detail FROM _events"
-        )
+        cols = ", ".join(self._EVENT_SCHEMA.names)
+        self.con.execute(f"INSERT INTO events ({cols}) SELECT {cols} FROM _events")
         self.con.unregister("_events")
 
     def _write(
-        self, table_name: str, rows: list[dict[str, Any]], conflict: str, events: list[dict[str, Any]] | None = None
+        self,
+        table_name: str,
+        rows: list[dict[str, Any]],
+        conflict: str,
+        events: list[dict[str, Any]] | None = None,
     ) -> None:
         """Insert rows (with ON CONFLICT) and their events in one transaction."""
         if not rows and not events:
@@ -541,7 +551,9 @@ class Store:
                 table = pa.Table.from_pylist(rows)
                 self.con.register("_rows", table)
                 cols = ", ".join(table.column_names)
-                self.con.execute(f"INSERT INTO {table_name} ({cols}) SELECT {cols} FROM _rows ON CONFLICT {conflict}")
+                self.con.execute(
+                    f"INSERT INTO {table_name} ({cols}) SELECT {cols} FROM _rows ON CONFLICT {conflict}"
+                )
                 self.con.unregister("_rows")
             self._insert_events(events or [])
             self.con.execute("COMMIT")
@@ -553,7 +565,8 @@ class Store:
         keys = [f"{s}\x1f{i}" for s, i in batch]
         return dict(
             self.con.execute(
-                f"SELECT {key_sql} AS k, content_hash FROM {table} WHERE {key_sql} IN (SELECT unnest(?))", [keys]
+                f"SELECT {key_sql} AS k, content_hash FROM {table} WHERE {key_sql} IN (SELECT unnest(?))",
+                [keys],
             ).fetchall()
         )
 

@@ -1,0 +1,127 @@
+"""Import curators' work from a JSONL file, one authored record per line.
+
+Every line either becomes a record or a rejection with its line number and reasons:
+malformed JSON, missing or unknown fields and unknown source ids are never skipped silently.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from core.models import Provenance, Reason, Record, SourceItem, utcnow
+
+STAGE = "import"
+
+
+class AuthoredLine(BaseModel):
+    """The contract of one line of an authored-records file."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    source_id: str = Field(min_length=1)
+    question: str = Field(min_length=1)
+    json_schema: dict[str, Any]
+    ground_truth: dict[str, Any]
+    annotator: str = Field(min_length=1)
+    # Optional provenance a curator's own tooling may add.
+    draft_model: str | None = None
+    time_spent_s: float | None = None
+    notes: str | None = None
+
+
+@dataclass
+class ImportResult:
+    origin: str
+    records: list[Record] = field(default_factory=list)
+    rejections: list[tuple[int, str, list[Reason]]] = field(default_factory=list)
+    lines: int = 0
+
+
+def _reasons_from_pydantic(exc: ValidationError) -> list[Reason]:
+    reasons = []
+    for error in exc.errors():
+        loc = "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error["loc"])
+        code = {"missing": "missing_field", "extra_forbidden": "unknown_field"}.get(
+            error["type"], "invalid_field"
+        )
+        reasons.append(Reason(stage=STAGE, code=code, message=f"{loc}: {error['msg']}", path=loc))
+    return reasons
+
+
+def import_authored(path: Path, items: dict[str, SourceItem]) -> ImportResult:
+    """Read `path` against the known source items (by source_id)."""
+    if not path.is_file():
+        raise FileNotFoundError(f"authored file {path} does not exist")
+    result = ImportResult(origin=f"authored:{path.name}")
+    first_line_of: dict[str, int] = {}
+    now = utcnow()
+    with path.open(encoding="utf-8", errors="replace") as handle:
+        for line_no, raw in enumerate(handle, start=1):
+            if not raw.strip():
+                continue
+            result.lines += 1
+            line = raw.rstrip("\n")
+
+            def reject(*reasons: Reason, line_no: int = line_no, line: str = line) -> None:
+                result.rejections.append((line_no, line, list(reasons)))
+
+            try:
+                payload = json.loads(line)
+            except json.JSONDecodeError as exc:
+                reject(Reason(stage=STAGE, code="malformed_json", message=f"line {line_no}: {exc}"))
+                continue
+            if not isinstance(payload, dict):
+                reject(
+                    Reason(
+                        stage=STAGE, code="not_an_object", message=f"line {line_no}: expected a JSON object"
+                    )
+                )
+                continue
+            try:
+                authored = AuthoredLine.model_validate(payload)
+            except ValidationError as exc:
+                reject(*_reasons_from_pydantic(exc))
+                continue
+            item = items.get(authored.source_id)
+            if item is None:
+                reject(
+                    Reason(
+                        stage=STAGE,
+                        code="unknown_source_id",
+                        message=f"line {line_no}: source_id {authored.source_id!r} is not a loaded source item "
+                        "(load its source first, or fix the id)",
+                        path="$.source_id",
+                    )
+                )
+                continue
+            record = Record.build(
+                item,
+                authored.question,
+                authored.json_schema,
+                authored.ground_truth,
+                Provenance(
+                    annotator=authored.annotator,
+                    authored_via=f"file:{path.name}",
+                    authored_at=now,
+                    draft_model=authored.draft_model,
+                    time_spent_s=authored.time_spent_s,
+                ),
+            )
+            earlier = first_line_of.get(record.record_id)
+            if earlier is not None:
+                reject(
+                    Reason(
+                        stage=STAGE,
+                        code="duplicate_record",
+                        message=f"line {line_no}: same source_id and question as line {earlier}; the first is kept",
+                    )
+                )
+                continue
+            first_line_of[record.record_id] = line_no
+            result.records.append(record)
+    return result

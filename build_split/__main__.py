@@ -1,0 +1,5 @@
+import sys
+
+from build_split.cli import main
+
+sys.exit(main())

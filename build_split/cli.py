@@ -1,0 +1,111 @@
+"""`python -m build_split --source {hotpotqa,olmocr,ami}`: a thin CLI over the pipeline."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from build_split.options import RunOptions
+from build_split.pipeline import UsageError, print_rejections, print_status, run
+from core.store import Store, WorkspaceBusyError
+from judge.rubric import DEFAULT_THRESHOLD
+
+EXAMPLES = """examples:
+  python -m build_split --source hotpotqa --sample --release 0.1.0
+  python -m build_split --source hotpotqa --input hotpot_dev_distractor_v1.json --limit 500 --seed 1
+  python -m build_split --source hotpotqa --authored curators.jsonl --release 0.2.0
+  python -m build_split --source hotpotqa --status
+"""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m build_split",
+        description="Build one source's split of a structured-output benchmark: load source items, import "
+        "curators' records, validate, judge and write a versioned release. Re-running continues where "
+        "the last run stopped.",
+        epilog=EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "--source", required=True, choices=["hotpotqa", "olmocr", "ami"], help="which source to build"
+    )
+    parser.add_argument(
+        "--workspace", type=Path, default=Path("workspace"), help="workspace folder (default ./workspace)"
+    )
+    inputs = parser.add_argument_group("source items")
+    inputs.add_argument(
+        "--sample", action="store_true", help="use the embedded sample and its authored records"
+    )
+    inputs.add_argument("--input", type=Path, help="local source files (a file or a folder)")
+    inputs.add_argument("--from-hub", action="store_true", help="load the source from the Hugging Face Hub")
+    inputs.add_argument("--limit", type=int, help="draw N items, stratified (HotpotQA: by type and level)")
+    inputs.add_argument("--seed", type=int, default=0, help="seed of the --limit draw (default 0)")
+    inputs.add_argument(
+        "--context",
+        choices=["all", "supporting"],
+        default="all",
+        help="HotpotQA: all ten paragraphs (default) or only those in supporting_facts",
+    )
+    inputs.add_argument(
+        "--max-context-tokens", type=int, help="AMI: cut meetings into windows of about N tokens"
+    )
+    work = parser.add_argument_group("authoring, checks and release")
+    work.add_argument("--authored", type=Path, help="JSONL of curators' records to import")
+    work.add_argument(
+        "--judge", choices=["heuristic"], default="heuristic", help="judge backend (default heuristic)"
+    )
+    work.add_argument(
+        "--threshold",
+        type=int,
+        default=DEFAULT_THRESHOLD,
+        help=f"reject a record scoring below this on any dimension (default {DEFAULT_THRESHOLD})",
+    )
+    work.add_argument(
+        "--release", metavar="VERSION", help="write release VERSION (semantic version, e.g. 0.1.0)"
+    )
+    report = parser.add_argument_group("reports (no work is done)")
+    report.add_argument(
+        "--status", action="store_true", help="print counts per state and per rejection reason"
+    )
+    report.add_argument(
+        "--rejections", action="store_true", help="list every rejected record and input line with its reasons"
+    )
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        options = RunOptions(
+            source=args.source,
+            workspace=args.workspace,
+            sample=args.sample,
+            input=args.input,
+            from_hub=args.from_hub,
+            limit=args.limit,
+            seed=args.seed,
+            context=args.context,
+            max_context_tokens=args.max_context_tokens,
+            authored=args.authored,
+            judge=args.judge,
+            threshold=args.threshold,
+            release=args.release,
+        )
+    except ValidationError as exc:
+        for error in exc.errors():
+            print(f"error: --{'-'.join(str(p) for p in error['loc'])}: {error['msg']}", file=sys.stderr)
+        return 2
+    try:
+        if args.status or args.rejections:
+            with Store.open(options.workspace) as store:
+                (print_rejections if args.rejections else print_status)(store, options.source)
+            return 0
+        run(options)
+    except (UsageError, WorkspaceBusyError, FileNotFoundError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return 0

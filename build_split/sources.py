@@ -1,0 +1,38 @@
+"""Which loader and which embedded sample serve each source."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from build_split.options import RunOptions
+from loaders.base import LoadResult
+
+SAMPLES = Path(__file__).resolve().parent.parent / "loaders" / "samples"
+
+
+def sample_input(source: str) -> Path:
+    return {
+        "hotpotqa": SAMPLES / "hotpotqa" / "sample.json",
+        "ami": SAMPLES / "ami" / "sample.ihm.jsonl",
+        "olmocr": SAMPLES / "olmocr",
+    }[source]
+
+
+def sample_authored(source: str) -> Path:
+    return SAMPLES / source / "authored.jsonl"
+
+
+def load_source(options: RunOptions) -> LoadResult:
+    """Run the source's loader on --input, the embedded sample, or the Hub."""
+    path = sample_input(options.source) if options.sample else options.input
+    if options.source == "hotpotqa":
+        from loaders.hotpotqa import load_hotpotqa
+
+        return load_hotpotqa(path, context_mode=options.context, limit=options.limit, seed=options.seed)
+    if options.source == "ami":
+        from loaders.ami import load_ami
+
+        return load_ami(path, max_context_tokens=options.max_context_tokens)
+    raise SystemExit(
+        f"error: the {options.source} source is not available yet in this version of the toolkit"
+    )

@@ -1,0 +1,125 @@
+"""The published row of a record: columns, their order and their Arrow types.
+
+The column order follows the public SOB release: the record, then the source's own fields,
+then provenance. The per-source fields are declared once, in `SOURCE_COLUMNS`.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pyarrow as pa
+
+from core.models import Record
+
+# Columns every config has, before the source's own fields. The three JSON columns are JSON strings.
+CORE_COLUMNS: tuple[tuple[str, pa.DataType], ...] = (
+    ("record_id", pa.string()),
+    ("context", pa.string()),
+    ("question", pa.string()),
+    ("json_schema", pa.string()),
+    ("ground_truth", pa.string()),
+    ("validated_output", pa.string()),
+    ("question_difficulty", pa.string()),
+    ("schema_complexity", pa.string()),
+    ("source_id", pa.string()),
+)
+
+# The source's own fields, taken from `record.metadata.extra`. The one place to add a field.
+SOURCE_COLUMNS: dict[str, tuple[tuple[str, pa.DataType], ...]] = {
+    "hotpotqa": (("answer", pa.string()), ("type", pa.string()), ("level", pa.string())),
+    "ami": (("meeting_id", pa.string()), ("num_speakers", pa.int64())),
+    "olmocr": (("source_pdf", pa.string()), ("source_category", pa.string())),
+}
+
+# Provenance, after the source's fields. `judge_scores` is a JSON string.
+PROVENANCE_COLUMNS: tuple[tuple[str, pa.DataType], ...] = (
+    ("annotator", pa.string()),
+    ("draft_model", pa.string()),
+    ("judge", pa.string()),
+    ("judge_scores", pa.string()),
+    ("grounded_fraction", pa.float64()),
+)
+
+JSON_COLUMNS: tuple[str, ...] = ("json_schema", "ground_truth", "validated_output", "judge_scores")
+
+
+def _source_columns(source: str) -> tuple[tuple[str, pa.DataType], ...]:
+    try:
+        return SOURCE_COLUMNS[source]
+    except KeyError:
+        raise ValueError(f"no column list for source {source!r}; known: {sorted(SOURCE_COLUMNS)}") from None
+
+
+def column_names(source: str) -> list[str]:
+    return [name for name, _ in (*CORE_COLUMNS, *_source_columns(source), *PROVENANCE_COLUMNS)]
+
+
+def arrow_schema(source: str) -> pa.Schema:
+    """The fixed schema of a source's data files (`record_id` is never null)."""
+    fields = [pa.field(name, dtype, nullable=name != "record_id") for name, dtype in CORE_COLUMNS]
+    fields += [pa.field(name, dtype) for name, dtype in _source_columns(source)]
+    fields += [pa.field(name, dtype) for name, dtype in PROVENANCE_COLUMNS]
+    return pa.schema(fields)
+
+
+def to_json(value: Any) -> str | None:
+    """JSON column spelling: key order kept, non-ASCII kept; None stays null."""
+    return None if value is None else json.dumps(value, ensure_ascii=False)
+
+
+def _coerce(value: Any, dtype: pa.DataType, record_id: str, name: str) -> Any:
+    if value is None:
+        return None
+    if pa.types.is_string(dtype):
+        if isinstance(value, str):
+            return value
+        if isinstance(value, dict | list):
+            return json.dumps(value, ensure_ascii=False)
+        return str(value)
+    if pa.types.is_integer(dtype):
+        if isinstance(value, bool):
+            raise ValueError(f"record {record_id}: field {name!r} must be an integer, got {value!r}")
+        try:
+            as_int = int(value)
+        except (TypeError, ValueError):
+            raise ValueError(f"record {record_id}: field {name!r} must be an integer, got {value!r}") from None
+        if as_int != value and str(as_int) != str(value).strip():
+            raise ValueError(f"record {record_id}: field {name!r} must be an integer, got {value!r}")
+        return as_int
+    return value
+
+
+def record_row(
+    record: Record, validation: dict[str, Any] | None = None, judge: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """The published row of one record (keys in column order)."""
+    meta = record.metadata
+    complexity = (validation or {}).get("complexity") or {}
+    grounding = (validation or {}).get("grounding") or {}
+    verdict = judge or {}
+    row: dict[str, Any] = {
+        "record_id": record.record_id,
+        "context": record.input.context,
+        "question": record.input.question,
+        "json_schema": to_json(record.input.json_schema),
+        "ground_truth": to_json(record.output.ground_truth),
+        "validated_output": to_json(record.output.validated_output),
+        "question_difficulty": meta.question_difficulty,
+        "schema_complexity": meta.schema_complexity or complexity.get("level"),
+        "source_id": meta.source_id,
+    }
+    for name, dtype in _source_columns(meta.source):
+        row[name] = _coerce(meta.extra.get(name), dtype, record.record_id, name)
+    scores = verdict.get("scores")
+    row.update(
+        {
+            "annotator": record.provenance.annotator,
+            "draft_model": record.provenance.draft_model,
+            "judge": record.provenance.judge or verdict.get("judge"),
+            "judge_scores": to_json(scores),
+            "grounded_fraction": grounding.get("fraction"),
+        }
+    )
+    return row

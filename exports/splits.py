@@ -1,0 +1,83 @@
+"""Split assignment: deterministic from the record id, and sticky across releases.
+
+A record's split is `sha256(record_id) mod 100` mapped onto the config's split ratios. Once a
+release has been written, its assignments live in the store (`split_assignments`) and win over
+the formula, so a record that went to `test` stays in `test` in every later release, even if
+the ratios are changed one day.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+# Per release config: (split, share in percent), in the order the splits are published.
+SPLIT_RATIOS: dict[str, tuple[tuple[str, int], ...]] = {
+    "default": (("train", 80), ("validation", 10), ("test", 10)),
+    "image": (("train", 100),),
+    "audio": (("train", 100),),
+}
+
+
+def split_names(config: str) -> tuple[str, ...]:
+    """The splits a config publishes, in card/manifest order."""
+    try:
+        return tuple(name for name, _ in SPLIT_RATIOS[config])
+    except KeyError:
+        raise ValueError(f"unknown release config {config!r}; known: {sorted(SPLIT_RATIOS)}") from None
+
+
+def bucket(record_id: str) -> int:
+    """0..99, from the SHA-256 of the record id (uniform whatever the id looks like)."""
+    return int(hashlib.sha256(record_id.encode("utf-8")).hexdigest(), 16) % 100
+
+
+def compute_split(record_id: str, config: str) -> str:
+    """The split the formula gives a record that has never been released."""
+    if config not in SPLIT_RATIOS:
+        split_names(config)  # raises the clear error
+    b = bucket(record_id)
+    upper = 0
+    for name, share in SPLIT_RATIOS[config]:
+        upper += share
+        if b < upper:
+            return name
+    raise AssertionError(f"split ratios of {config!r} do not add up to 100")
+
+
+@dataclass
+class SplitPlan:
+    """Where each record goes: `assignments` for all, `new` for those not yet in the store."""
+
+    assignments: dict[str, str] = field(default_factory=dict)
+    new: dict[str, str] = field(default_factory=dict)
+
+
+class SplitAssigner:
+    """Streaming form of `plan_splits`: call `split_of` per record, then save `new`."""
+
+    def __init__(self, config: str, existing: Mapping[str, str]) -> None:
+        self.config = config
+        self.allowed = set(split_names(config))
+        self.existing = existing
+        self.new: dict[str, str] = {}
+
+    def split_of(self, record_id: str) -> str:
+        split = self.existing.get(record_id)
+        if split is None:
+            split = self.new.get(record_id) or compute_split(record_id, self.config)
+            self.new[record_id] = split
+        elif split not in self.allowed:
+            raise ValueError(
+                f"record {record_id} is assigned to split {split!r} in the store, "
+                f"but config {self.config!r} publishes only {sorted(self.allowed)}"
+            )
+        return split
+
+
+def plan_splits(record_ids: Iterable[str], config: str, existing: Mapping[str, str]) -> SplitPlan:
+    """Existing (stored) assignments win; new records get the formula's split."""
+    assigner = SplitAssigner(config, existing)
+    assignments = {rid: assigner.split_of(rid) for rid in record_ids}
+    return SplitPlan(assignments=assignments, new=assigner.new)

@@ -1,0 +1,64 @@
+"""The judge stage: validated records move to `accepted`, or to `rejected` naming the failing
+dimensions; a judge that keeps failing leaves the record in `judge_error` for the next run."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from core.batching import batched
+from core.models import Reason, RecordState, utcnow
+from core.progress import progress
+from core.store import StateChange, Store
+from core.verdicts import ValidationReport
+from judge.base import Judge
+
+STAGE = "judge"
+BATCH = 500
+
+
+def run_judging(store: Store, source: str, judge: Judge, threshold: int) -> Counter[str]:
+    counts: Counter[str] = Counter()
+    waiting = [RecordState.VALIDATED, RecordState.JUDGE_ERROR]
+    stored = list(store.records(source, waiting))
+    with progress(len(stored), f"judge ({judge.name})") as bar:
+        for chunk in batched(stored, BATCH):
+            changes = []
+            for item in chunk:
+                record = item.record
+                report = ValidationReport.model_validate(item.validation or {"passed": True})
+                try:
+                    verdict = judge.judge(record, report, threshold)
+                except Exception as exc:  # a judge failure must never lose the record
+                    reason = Reason(stage=STAGE, code="judge_error", message=f"{type(exc).__name__}: {exc}")
+                    changes.append(
+                        StateChange(record.record_id, RecordState.JUDGE_ERROR, STAGE, reasons=[reason])
+                    )
+                    counts["judge_error"] += 1
+                    continue
+                updated = record.model_copy(deep=True)
+                updated.provenance.judge = f"{verdict.judge}@{verdict.version}"
+                updated.provenance.judged_at = utcnow()
+                failing = verdict.failing_dimensions()
+                reasons = [
+                    Reason(
+                        stage=STAGE,
+                        code=f"low_{dim}",
+                        message=f"{dim} scored {verdict.scores[dim]} < {threshold}: {verdict.rationales.get(dim, '')}",
+                    )
+                    for dim in failing
+                ]
+                state = RecordState.REJECTED if failing else RecordState.ACCEPTED
+                changes.append(
+                    StateChange(
+                        record.record_id,
+                        state,
+                        STAGE,
+                        reasons=reasons,
+                        record=updated,
+                        judge=verdict.model_dump(mode="json"),
+                    )
+                )
+                counts[str(state)] += 1
+            store.apply(changes)
+            bar.update(len(chunk))
+    return counts

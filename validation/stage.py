@@ -1,0 +1,62 @@
+"""The validation stage: authored records move to `validated` or to `rejected` with every reason."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from core.batching import batched
+from core.models import Reason, RecordState
+from core.progress import progress
+from core.store import StateChange, Store
+from validation.pipeline import validate_record
+
+STAGE = "validation"
+BATCH = 1000
+
+
+def run_validation(store: Store, source: str) -> Counter[str]:
+    """Validate every record awaiting it. Each batch commits on its own, so a killed run resumes."""
+    counts: Counter[str] = Counter()
+    pending = store.count_in_state(source, RecordState.AUTHORED)
+    with progress(pending, "validate") as bar:
+        # Materialise the ids first: the stage changes the states it is reading.
+        stored = list(store.records(source, [RecordState.AUTHORED]))
+        for chunk in batched(stored, BATCH):
+            changes = []
+            for item in chunk:
+                record = item.record
+                report, validated_output = validate_record(record)
+                updated = record.model_copy(deep=True)
+                if report.complexity is not None:
+                    updated.metadata.schema_complexity = report.complexity.level
+                if report.passed:
+                    updated.output.validated_output = validated_output
+                    changes.append(
+                        StateChange(
+                            record.record_id,
+                            RecordState.VALIDATED,
+                            STAGE,
+                            record=updated,
+                            validation=report.model_dump(mode="json"),
+                        )
+                    )
+                    counts["validated"] += 1
+                else:
+                    reasons = [
+                        Reason(stage=STAGE, code=f.code, message=f.message, path=f.path)
+                        for f in report.failures
+                    ]
+                    changes.append(
+                        StateChange(
+                            record.record_id,
+                            RecordState.REJECTED,
+                            STAGE,
+                            reasons=reasons,
+                            record=updated,
+                            validation=report.model_dump(mode="json"),
+                        )
+                    )
+                    counts["rejected"] += 1
+            store.apply(changes)
+            bar.update(len(chunk))
+    return counts
