@@ -1,0 +1,214 @@
+"""The dataset card (README.md): YAML front matter plus a body rendered from data_cards/*.md.j2."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any
+
+import jinja2
+import yaml
+
+from exports.columns import arrow_schema
+
+
+@dataclass(frozen=True)
+class SourceCard:
+    """What the card says about a source: licence, naming and attribution."""
+
+    name: str
+    pretty_name: str
+    license: str  # Hugging Face licence id, for the front matter
+    license_name: str
+    license_url: str
+    homepage: str
+    task_categories: tuple[str, ...]
+    tags: tuple[str, ...]
+    description: str  # what the source material is
+    attribution: str
+    citation: str
+
+
+SOURCE_CARDS: dict[str, SourceCard] = {
+    "hotpotqa": SourceCard(
+        name="HotpotQA",
+        pretty_name="SOB structured outputs: HotpotQA (text)",
+        license="cc-by-sa-4.0",
+        license_name="Creative Commons Attribution-ShareAlike 4.0 International (CC BY-SA 4.0)",
+        license_url="https://creativecommons.org/licenses/by-sa/4.0/",
+        homepage="https://hotpotqa.github.io/",
+        task_categories=("question-answering", "text-generation"),
+        tags=("structured-output", "json-schema", "json", "multi-hop", "wikipedia"),
+        description="multi-hop questions over English Wikipedia paragraphs; each context holds the "
+        "question's supporting and distractor paragraphs",
+        attribution="Contexts, seed questions and the `answer`, `type` and `level` columns come from "
+        "HotpotQA (Yang et al., 2018), built from English Wikipedia; both are licensed under CC BY-SA 4.0. "
+        "This derived dataset is shared under the same licence (ShareAlike): keep the attribution and "
+        "licence when you redistribute or adapt it.",
+        citation="""@inproceedings{yang2018hotpotqa,
+  title     = {{HotpotQA}: A Dataset for Diverse, Explainable Multi-hop Question Answering},
+  author    = {Yang, Zhilin and Qi, Peng and Zhang, Saizheng and Bengio, Yoshua and Cohen, William W.
+               and Salakhutdinov, Ruslan and Manning, Christopher D.},
+  booktitle = {Proceedings of EMNLP},
+  year      = {2018}
+}""",
+    ),
+    "olmocr": SourceCard(
+        name="olmOCR mix",
+        pretty_name="SOB structured outputs: olmOCR documents (image)",
+        license="odc-by",
+        license_name="Open Data Commons Attribution License (ODC-By) v1.0",
+        license_url="https://opendatacommons.org/licenses/by/1-0/",
+        homepage="https://huggingface.co/datasets/allenai/olmOCR-mix-0225",
+        task_categories=("image-text-to-text", "text-generation"),
+        tags=("structured-output", "json-schema", "json", "documents", "ocr", "pdf"),
+        description="PDF document pages from the olmOCR training mix (Allen Institute for AI); the context is "
+        "the page's transcription and `source_pdf` / `source_category` name the original document",
+        attribution="Document pages and their transcriptions come from the olmOCR mix by the Allen Institute "
+        "for AI (Poznanski et al., 2025), released under ODC-By 1.0. This derived dataset is released under "
+        "ODC-By 1.0 as well; attribute both when you use it. The underlying PDFs may be subject to their own "
+        "terms; see the olmOCR mix card.",
+        citation="""@article{poznanski2025olmocr,
+  title   = {{olmOCR}: Unlocking Trillions of Tokens in {PDFs} with Vision Language Models},
+  author  = {Poznanski, Jake and others},
+  journal = {arXiv preprint arXiv:2502.18443},
+  year    = {2025}
+}""",
+    ),
+    "ami": SourceCard(
+        name="AMI Meeting Corpus",
+        pretty_name="SOB structured outputs: AMI meetings (audio)",
+        license="cc-by-4.0",
+        license_name="Creative Commons Attribution 4.0 International (CC BY 4.0)",
+        license_url="https://creativecommons.org/licenses/by/4.0/",
+        homepage="https://groups.inf.ed.ac.uk/ami/corpus/",
+        task_categories=("text-generation", "question-answering"),
+        tags=("structured-output", "json-schema", "json", "meetings", "audio", "transcripts"),
+        description="recorded meetings from the AMI Meeting Corpus; the context is a meeting transcript and "
+        "`meeting_id` / `num_speakers` identify the meeting",
+        attribution="Meeting recordings and transcripts come from the AMI Meeting Corpus (Carletta et al., "
+        "2005), licensed under CC BY 4.0. This derived dataset is released under CC BY 4.0; credit the AMI "
+        "Meeting Corpus when you use it.",
+        citation="""@inproceedings{carletta2005ami,
+  title     = {The {AMI} Meeting Corpus: A Pre-announcement},
+  author    = {Carletta, Jean and others},
+  booktitle = {Machine Learning for Multimodal Interaction (MLMI)},
+  year      = {2005}
+}""",
+    ),
+}
+
+COLUMN_DOCS: dict[str, str] = {
+    "record_id": "SHA-256 of source, source id and question; stable across edits",
+    "context": "the text the question is asked about",
+    "question": "the instruction / question to answer in JSON",
+    "json_schema": "JSON Schema the answer must follow (JSON string)",
+    "ground_truth": "curated reference answer, valid against `json_schema` (JSON string)",
+    "validated_output": "the ground truth as checked by the validation stage; null if not recorded (JSON string)",
+    "question_difficulty": "difficulty of the question, from the source where it has one",
+    "schema_complexity": "easy / medium / hard, from the schema's size and depth",
+    "source_id": "id of the item in the source dataset",
+    "answer": "HotpotQA's original short answer",
+    "type": "HotpotQA question type (bridge / comparison)",
+    "level": "HotpotQA difficulty level",
+    "meeting_id": "AMI meeting id",
+    "num_speakers": "speakers in the meeting",
+    "source_pdf": "the PDF the page comes from",
+    "source_category": "olmOCR document category",
+    "annotator": "curator who wrote or approved the ground truth",
+    "draft_model": "model that drafted the answer the curator edited, if any",
+    "judge": "judge that scored the record",
+    "judge_scores": "judge score per dimension, 0-100 (JSON string)",
+    "grounded_fraction": "share of the answer's leaf values found in the context",
+}
+
+
+def size_category(n: int) -> str:
+    for bound, label in ((1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K"), (1_000_000, "100K<n<1M")):
+        if n < bound:
+            return label
+    return "1M<n<10M"
+
+
+def front_matter(source: str, config: str, splits: list[str], num_records: int) -> dict[str, Any]:
+    info = SOURCE_CARDS[source]
+    return {
+        "license": info.license,
+        "language": ["en"],
+        "pretty_name": info.pretty_name,
+        "task_categories": list(info.task_categories),
+        "tags": list(info.tags),
+        "size_categories": [size_category(num_records)],
+        "configs": [
+            {
+                "config_name": config,
+                "data_files": [{"split": split, "path": f"data/{split}-*.parquet"} for split in splits],
+            }
+        ],
+    }
+
+
+def _fmt(value: Any, digits: int = 1) -> str:
+    if value is None:
+        return "n/a"
+    if isinstance(value, float):
+        return f"{value:,.{digits}f}"
+    if isinstance(value, int):
+        return f"{value:,}"
+    return str(value)
+
+
+def _pct(value: float | None) -> str:
+    return "n/a" if value is None else f"{100 * value:.1f}%"
+
+
+def _environment() -> jinja2.Environment:
+    folder = resources.files("data_cards")
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(folder)),
+        autoescape=False,  # Markdown, not HTML
+        undefined=jinja2.StrictUndefined,
+        keep_trailing_newline=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters["fmt"] = _fmt
+    env.filters["pct"] = _pct
+    return env
+
+
+def render_card(
+    *,
+    source: str,
+    config: str,
+    version: str,
+    parent: str | None,
+    splits: list[str],
+    stats: dict[str, Any],
+    funnel: dict[str, Any],
+    judge_name: str,
+    judge_version: str,
+    threshold: int | float,
+    toolkit_version: str,
+) -> str:
+    """README.md text for a release, from `data_cards/<config>.md.j2`."""
+    info = SOURCE_CARDS[source]
+    meta = front_matter(source, config, splits, stats["overall"]["records"])
+    columns = [(f.name, str(f.type), COLUMN_DOCS.get(f.name, "")) for f in arrow_schema(source)]
+    template = _environment().get_template(f"{config}.md.j2")
+    return template.render(
+        front_matter=yaml.safe_dump(meta, sort_keys=False, allow_unicode=True),
+        info=info,
+        source=source,
+        config=config,
+        version=version,
+        parent=parent,
+        splits=splits,
+        stats=stats,
+        funnel=funnel,
+        columns=columns,
+        judge_name=judge_name,
+        judge_version=judge_version,
+        threshold=threshold,
+        toolkit_version=toolkit_version,
+    )

@@ -1,0 +1,329 @@
+"""Write a local release: WORKSPACE/releases/<config>/<VERSION>/ with data files, card and manifest.
+
+A release folder is never overwritten. Everything is written into a temp folder beside it and
+renamed into place at the end, so a crash leaves no half release (stale temp folders are removed
+by the next run). Writing the same records again under an existing version is a no-op
+(`unchanged`); different records under an existing version are refused.
+
+Data files are deterministic: rows sorted by record id, a fixed Arrow schema, fixed batch and
+row-group sizes and no timestamps inside, so the same records give byte-identical files.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from core.models import RELEASE_CONFIG, RecordState
+from core.store import Store
+from exports import card as card_mod
+from exports.columns import arrow_schema, record_row
+from exports.manifest import build_funnel, build_manifest, file_sha256
+from exports.splits import SplitAssigner, split_names
+from exports.stats import StatsCollector
+from exports.versions import parse_version, previous_version
+
+DATA_DIR = "data"
+TEMP_PREFIX = ".tmp-"
+WRITE_BATCH = 1000  # rows per write and per row group; part of the byte-identical output, keep fixed
+COMPRESSION = "zstd"
+
+
+class ReleaseError(RuntimeError):
+    """A release could not be written."""
+
+
+class ReleaseExistsError(ReleaseError):
+    """The version is already released with different records."""
+
+
+class EmptyReleaseError(ReleaseError):
+    """No accepted records to release."""
+
+
+@dataclass(frozen=True)
+class ReleaseResult:
+    path: Path
+    version: str
+    config: str
+    source: str
+    status: Literal["written", "unchanged"]
+    counts: dict[str, int]  # rows per split, in publishing order
+    parent: str | None = None
+    new_split_assignments: int = 0
+
+    @property
+    def total(self) -> int:
+        return sum(self.counts.values())
+
+
+@dataclass
+class _Written:
+    counts: dict[str, int]
+    files: dict[str, dict[str, Any]]
+    record_ids_sha256: str
+    new_assignments: dict[str, str]
+    stats: dict[str, Any]
+
+    @property
+    def total(self) -> int:
+        return sum(self.counts.values())
+
+
+def data_file_name(split: str) -> str:
+    return f"{split}-00000-of-00001.parquet"
+
+
+def release_dir(workspace: Path | str, config: str, version: str) -> Path:
+    return Path(workspace) / "releases" / config / version
+
+
+def config_for(source: str) -> str:
+    try:
+        return RELEASE_CONFIG[source]
+    except KeyError:
+        raise ValueError(f"unknown source {source!r}; known: {sorted(RELEASE_CONFIG)}") from None
+
+
+def write_release(
+    store: Store,
+    source: str,
+    version: str,
+    workspace: Path | str,
+    *,
+    judge_name: str,
+    judge_version: str,
+    threshold: int | float,
+    toolkit_version: str,
+    parent: str | None = None,
+) -> ReleaseResult:
+    """Release the ACCEPTED records of `source` as `version` of its config (see module docstring)."""
+    key = parse_version(version)
+    if parent is not None and parse_version(parent) >= key:
+        raise ValueError(f"parent version {parent} must be lower than the release version {version}")
+    config = config_for(source)
+    splits = list(split_names(config))
+    config_dir = Path(workspace) / "releases" / config
+    config_dir.mkdir(parents=True, exist_ok=True)
+    clean_stale_temp_dirs(config_dir)
+    final = config_dir / version
+    if parent is None:
+        parent = previous_version(config_dir, version)
+
+    tmp = Path(tempfile.mkdtemp(prefix=f"{TEMP_PREFIX}{version}-", dir=config_dir))
+    try:
+        written = _write_data(store, source, config, splits, tmp / DATA_DIR)
+        if written.total == 0:
+            raise EmptyReleaseError(
+                f"no accepted {source} records to release: run validation and the judge first "
+                f"(record states: {store.state_counts(source) or 'none'})"
+            )
+        if final.exists():
+            _check_same_records(final, written, version)
+            shutil.rmtree(tmp)
+            # The records are those already released: keep (or restore) their split assignments.
+            store.assign_splits(config, written.new_assignments, version)
+            return ReleaseResult(
+                final, version, config, source, "unchanged", written.counts, _manifest_parent(final, parent), 0
+            )
+
+        funnel = build_funnel(store, source, written.total)
+        card_text = card_mod.render_card(
+            source=source,
+            config=config,
+            version=version,
+            parent=parent,
+            splits=splits,
+            stats=written.stats,
+            funnel=funnel,
+            judge_name=judge_name,
+            judge_version=judge_version,
+            threshold=threshold,
+            toolkit_version=toolkit_version,
+        )
+        card_bytes = card_text.encode("utf-8")
+        _write_file(tmp / "README.md", card_bytes)
+        manifest = build_manifest(
+            version=version,
+            parent=parent,
+            config=config,
+            source=source,
+            counts=written.counts,
+            files=written.files,
+            record_ids_sha256=written.record_ids_sha256,
+            new_split_assignments=len(written.new_assignments),
+            judge_name=judge_name,
+            judge_version=judge_version,
+            threshold=threshold,
+            toolkit_version=toolkit_version,
+            stats=written.stats,
+            funnel=funnel,
+            card_sha256=hashlib.sha256(card_bytes).hexdigest(),
+        )
+        manifest_text = json.dumps(manifest, indent=2, ensure_ascii=False) + "\n"
+        _write_file(tmp / "manifest.json", manifest_text.encode("utf-8"))
+        _fsync_dir(tmp / DATA_DIR)
+        _fsync_dir(tmp)
+        try:
+            os.rename(tmp, final)  # atomic; fails if `final` appeared meanwhile
+        except OSError as exc:
+            raise ReleaseExistsError(
+                f"release folder {final} appeared while writing ({exc}); is another run writing it?"
+            ) from exc
+        _fsync_dir(config_dir)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+
+    # Only a completed release makes new assignments sticky.
+    store.assign_splits(config, written.new_assignments, version)
+    return ReleaseResult(
+        final, version, config, source, "written", written.counts, parent, len(written.new_assignments)
+    )
+
+
+def clean_stale_temp_dirs(config_dir: Path) -> list[Path]:
+    """Remove temp folders left by crashed runs (the workspace store lock keeps writers single)."""
+    removed = []
+    for path in config_dir.glob(f"{TEMP_PREFIX}*"):
+        if path.is_dir():
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            path.unlink(missing_ok=True)
+        removed.append(path)
+    return removed
+
+
+def _write_data(store: Store, source: str, config: str, splits: Sequence[str], data_dir: Path) -> _Written:
+    """Stream ACCEPTED records into one Parquet file per split, gathering statistics on the way."""
+    data_dir.mkdir(parents=True)
+    schema = arrow_schema(source)
+    assigner = SplitAssigner(config, store.split_assignments(config))
+    stats = StatsCollector(splits)
+    buffers: dict[str, list[dict[str, Any]]] = {split: [] for split in splits}
+    counts = dict.fromkeys(splits, 0)
+    ids_digest = hashlib.sha256()
+    previous_id: str | None = None
+
+    with contextlib.ExitStack() as stack:
+        writers = {
+            split: stack.enter_context(
+                pq.ParquetWriter(data_dir / data_file_name(split), schema, compression=COMPRESSION)
+            )
+            for split in splits
+        }
+
+        def flush(split: str) -> None:
+            rows = buffers[split]
+            if rows:
+                writers[split].write_table(pa.Table.from_pylist(rows, schema=schema), row_group_size=WRITE_BATCH)
+                rows.clear()
+
+        for stored in store.records(source, [RecordState.ACCEPTED]):
+            record = stored.record
+            rid = record.record_id
+            if previous_id is not None and rid <= previous_id:
+                raise ReleaseError(f"records are not streamed in record_id order ({previous_id} then {rid})")
+            previous_id = rid
+            ids_digest.update(rid.encode("utf-8") + b"\n")
+            split = assigner.split_of(rid)
+            row = record_row(record, stored.validation, stored.judge)
+            buffers[split].append(row)
+            counts[split] += 1
+            stats.add(
+                split,
+                record.input.context,
+                (stored.validation or {}).get("complexity"),
+                category=row.get("source_category"),
+                difficulty=row["question_difficulty"],
+            )
+            if len(buffers[split]) >= WRITE_BATCH:
+                flush(split)
+        for split in splits:
+            flush(split)
+
+    files = {}
+    for split in splits:
+        path = data_dir / data_file_name(split)
+        _fsync_file(path)
+        files[f"{DATA_DIR}/{path.name}"] = {
+            "split": split,
+            "rows": counts[split],
+            "bytes": path.stat().st_size,
+            "sha256": file_sha256(path),
+        }
+    return _Written(counts, files, ids_digest.hexdigest(), assigner.new, stats.result())
+
+
+def _data_hashes(folder: Path) -> dict[str, str]:
+    data = folder / DATA_DIR
+    if not data.is_dir():
+        return {}
+    return {f"{DATA_DIR}/{p.name}": file_sha256(p) for p in sorted(data.iterdir()) if p.is_file()}
+
+
+def _read_manifest(folder: Path) -> dict[str, Any] | None:
+    try:
+        return json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def _manifest_parent(folder: Path, default: str | None) -> str | None:
+    manifest = _read_manifest(folder)
+    return manifest.get("parent_version", default) if manifest else default
+
+
+def _check_same_records(final: Path, written: _Written, version: str) -> None:
+    """Raise unless the existing release holds byte-identical data files."""
+    ours = {name: info["sha256"] for name, info in written.files.items()}
+    theirs = _data_hashes(final)
+    if ours == theirs:
+        return
+    manifest = _read_manifest(final) or {}
+    detail = []
+    if manifest.get("record_ids_sha256") == written.record_ids_sha256:
+        detail.append(
+            "it has the same record ids, but their content differs (edited records, or a "
+            "different pyarrow/toolkit version)"
+        )
+    elif manifest.get("splits"):
+        detail.append(f"it has {manifest['splits']} rows, this run would write {written.counts}")
+    changed = sorted(set(ours) ^ set(theirs) | {n for n in ours if n in theirs and ours[n] != theirs[n]})
+    detail.append(f"differing data files: {', '.join(changed)}")
+    raise ReleaseExistsError(
+        f"release {version} already exists at {final} with different records; releases are never "
+        f"overwritten: choose a new version (e.g. the next patch/minor after {version}). " + "; ".join(detail)
+    )
+
+
+def _write_file(path: Path, data: bytes) -> None:
+    with path.open("wb") as fh:
+        fh.write(data)
+        fh.flush()
+        os.fsync(fh.fileno())
+
+
+def _fsync_file(path: Path) -> None:
+    with path.open("rb") as fh:
+        os.fsync(fh.fileno())
+
+
+def _fsync_dir(path: Path) -> None:
+    with contextlib.suppress(OSError):
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)

@@ -1,0 +1,97 @@
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from core.models import Reason, Record, RecordState, SourceItem
+from core.store import MIGRATIONS, StateChange, Store, WorkspaceBusyError
+
+
+def item(n: int) -> SourceItem:
+    return SourceItem(source="hotpotqa", source_id=f"s{n}", context=f"context {n}", question="q?", answer="a")
+
+
+def record(n: int, answer: str = "a") -> Record:
+    return Record.build(item(n), f"question {n}?", {"type": "object"}, {"x": answer})
+
+
+def test_migrations_are_versioned_and_reapplied_never(tmp_path: Path) -> None:
+    with Store.open(tmp_path) as store:
+        assert store.schema_version() == MIGRATIONS[-1][0]
+    with Store.open(tmp_path) as store:  # reopening applies nothing twice
+        rows = store.con.execute("SELECT count(*) FROM schema_migrations").fetchone()[0]
+        assert rows == len(MIGRATIONS)
+
+
+def test_source_items_upsert_counts_new_changed_unchanged(tmp_path: Path) -> None:
+    with Store.open(tmp_path) as store:
+        assert store.upsert_source_items([item(1), item(2)]).new == 2
+        changed = item(2).model_copy(update={"context": "new context"})
+        counts = store.upsert_source_items([item(1), changed])
+        assert (counts.new, counts.changed, counts.unchanged) == (0, 1, 1)
+        assert store.source_items("hotpotqa")["s2"].context == "new context"
+        kinds = [e["kind"] for e in store.events(source="hotpotqa")]
+        assert kinds == ["source_loaded", "source_loaded", "source_changed"]
+
+
+def test_records_edits_and_state_changes_are_logged(tmp_path: Path) -> None:
+    with Store.open(tmp_path) as store:
+        first = record(1)
+        assert store.upsert_records([first], RecordState.AUTHORED, "import").new == 1
+        assert store.upsert_records([first], RecordState.AUTHORED, "import").unchanged == 1
+        reason = Reason(stage="validation", code="undeclared_key", message="m", path="$.y")
+        store.apply([StateChange(first.record_id, RecordState.REJECTED, "validation", [reason])])
+        (stored,) = store.records("hotpotqa")
+        assert stored.state == RecordState.REJECTED and stored.reasons == [reason]
+        assert store.reason_counts("hotpotqa") == [("validation", "undeclared_key", 1)]
+        # A curator's edit keeps the id, brings the record back to `authored` and clears old reasons.
+        edited = record(1, answer="b")
+        assert edited.record_id == first.record_id
+        assert store.upsert_records([edited], RecordState.AUTHORED, "import").changed == 1
+        (stored,) = store.records("hotpotqa")
+        assert stored.state == RecordState.AUTHORED and stored.reasons == []
+        assert stored.record.output.ground_truth == {"x": "b"}
+        history = [(e["kind"], e["from_state"], e["to_state"]) for e in store.events(record_id=first.record_id)]
+        assert history == [
+            ("authored", None, "authored"),
+            ("state_change", "authored", "rejected"),
+            ("authored_edit", "rejected", "authored"),
+        ]
+
+
+def test_apply_on_unknown_record_fails_and_changes_nothing(tmp_path: Path) -> None:
+    with Store.open(tmp_path) as store:
+        store.upsert_records([record(1)], RecordState.AUTHORED, "import")
+        with pytest.raises(KeyError):
+            store.apply(
+                [
+                    StateChange(record(1).record_id, RecordState.VALIDATED, "validation"),
+                    StateChange("missing", RecordState.VALIDATED, "validation"),
+                ]
+            )
+        assert store.state_counts("hotpotqa") == {"authored": 1}
+
+
+def test_import_rejections_are_kept_and_counted(tmp_path: Path) -> None:
+    with Store.open(tmp_path) as store:
+        reasons = [Reason(stage="import", code="malformed_json", message="line 3: bad")]
+        store.add_import_rejections("hotpotqa", "authored:a.jsonl", [(3, "{bad", reasons)])
+        assert store.import_rejections("hotpotqa")[0]["raw"] == "{bad"
+        assert store.reason_counts("hotpotqa") == [("import", "malformed_json", 1)]
+
+
+def test_second_process_gets_a_clear_error(tmp_path: Path) -> None:
+    code = (
+        "import sys\n"
+        "from core.store import Store, WorkspaceBusyError\n"
+        f"try:\n    Store.open({str(tmp_path)!r})\n"
+        "except WorkspaceBusyError as e:\n    print('BUSY', e); sys.exit(3)\n"
+    )
+    with Store.open(tmp_path):
+        proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 3, proc.stderr
+    assert "in use by another process" in proc.stdout and "--workspace" in proc.stdout
+    with Store.open(tmp_path):  # free again once the first process closed it
+        pass
+    assert issubclass(WorkspaceBusyError, RuntimeError)

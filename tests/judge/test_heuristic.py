@@ -1,0 +1,82 @@
+from core.models import Record, SourceItem
+from core.verdicts import ComplexityInfo, GroundingInfo, ValidationReport
+from judge.heuristic import HeuristicJudge, answer_match, multi_turn
+
+SCHEMA = {
+    "type": "object",
+    "properties": {
+        "people": {
+            "type": "array",
+            "description": "people compared",
+            "items": {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]},
+        },
+        "same": {"type": "boolean", "description": "same nationality"},
+        "basis": {"type": "string", "description": "what is compared"},
+    },
+    "required": ["people", "same", "basis"],
+}
+HARD = ComplexityInfo(level="hard", properties=4, top_level_properties=3, required=4, leaves=3, depth=3)
+
+
+def make(answer: str | None, ground_truth: dict, source: str = "hotpotqa", context: str = "ctx") -> Record:
+    item = SourceItem(source=source, source_id="s1", context=context, question="q?", answer=answer)
+    return Record.build(item, "q?", SCHEMA, ground_truth)
+
+
+def report(fraction: float, ungrounded: list[str] | None = None) -> ValidationReport:
+    return ValidationReport(
+        passed=True,
+        grounding=GroundingInfo(
+            leaves=4, grounded=round(4 * fraction), fraction=fraction, ungrounded_paths=ungrounded or []
+        ),
+        complexity=HARD,
+    )
+
+
+def test_yes_no_answer_matches_a_boolean_leaf() -> None:
+    assert answer_match("yes", {"same": True})[0] == 100
+    assert answer_match("no", {"same": True})[0] < 60
+    assert answer_match("no", {"same": False})[0] == 100
+
+
+def test_numbers_match_however_typed() -> None:
+    assert answer_match("1,500", {"n": 1500})[0] == 100
+    assert answer_match("1976", {"year": "1976"})[0] == 100
+    assert answer_match("3", {"n": 3.0})[0] == 100
+    assert answer_match("1977", {"year": 1976})[0] < 60
+
+
+def test_strings_match_after_normalisation() -> None:
+    assert answer_match("The Tidewaters", {"x": {"y": ["the tidewaters"]}})[0] == 100
+    assert answer_match("University of Oslo", {"u": "Oslo University of"})[0] < 60
+
+
+def test_good_record_passes_every_dimension() -> None:
+    verdict = HeuristicJudge().judge(
+        make("yes", {"people": [{"name": "A"}], "same": True, "basis": "nat"}), report(1.0), 60
+    )
+    assert verdict.passed, verdict
+    assert set(verdict.scores) == {"accuracy", "grounding", "schema_quality"}
+    assert verdict.judge == "heuristic" and verdict.version.startswith("heuristic-")
+
+
+def test_ungrounded_and_wrong_answers_fail_with_rationales() -> None:
+    verdict = HeuristicJudge().judge(
+        make("yes", {"people": [{"name": "A"}], "same": False, "basis": "nat"}), report(0.25, ["$.basis"]), 60
+    )
+    assert verdict.failing_dimensions() == ["accuracy", "grounding"]
+    assert "$.basis" in verdict.rationales["grounding"]
+
+
+def test_threshold_is_applied_to_every_dimension() -> None:
+    record = make("yes", {"people": [{"name": "A"}], "same": True, "basis": "nat"})
+    assert HeuristicJudge().judge(record, report(0.7), 60).passed
+    assert HeuristicJudge().judge(record, report(0.7), 75).failing_dimensions() == ["grounding"]
+
+
+def test_audio_records_get_a_multi_turn_score() -> None:
+    transcript = "[0:01] A: WE SHOULD USE RUBBER\n[0:05] B: I AGREE\n[0:09] C: MAURO WILL DRAW IT"
+    assert multi_turn(transcript, {"material": "RUBBER", "owner": "MAURO"})[0] >= 60
+    assert multi_turn(transcript, {"material": "RUBBER"})[0] < 60
+    verdict = HeuristicJudge().judge(make(None, {"m": "RUBBER"}, "ami", transcript), report(1.0), 60)
+    assert "multi_turn" in verdict.failing_dimensions()
