@@ -82,6 +82,41 @@ MIGRATIONS: list[tuple[int, str]] = [
         );
         """,
     ),
+    (
+        2,
+        """
+        CREATE TABLE llm_cache (
+            cache_key VARCHAR PRIMARY KEY,
+            backend VARCHAR NOT NULL,
+            model VARCHAR NOT NULL,
+            prompt_version VARCHAR NOT NULL,
+            response JSON NOT NULL,
+            usage JSON,
+            created_at TIMESTAMPTZ NOT NULL
+        );
+        CREATE TABLE llm_usage (
+            run_id VARCHAR NOT NULL,
+            stage VARCHAR NOT NULL,
+            backend VARCHAR NOT NULL,
+            model VARCHAR NOT NULL,
+            calls INTEGER NOT NULL,
+            cache_hits INTEGER NOT NULL,
+            input_tokens BIGINT NOT NULL,
+            output_tokens BIGINT NOT NULL,
+            cost_usd DOUBLE NOT NULL,
+            recorded_at TIMESTAMPTZ NOT NULL
+        );
+        CREATE TABLE batch_jobs (
+            job_name VARCHAR PRIMARY KEY,
+            stage VARCHAR NOT NULL,
+            source VARCHAR NOT NULL,
+            keys JSON NOT NULL,
+            state VARCHAR NOT NULL,
+            submitted_at TIMESTAMPTZ NOT NULL,
+            finished_at TIMESTAMPTZ
+        );
+        """,
+    ),
 ]
 
 

@@ -1,0 +1,157 @@
+"""Benchmark: HotpotQA-format records through load -> import -> validate -> judge -> release.
+
+Generates N records (default 100,000) with authored answers in a temporary workspace and prints
+records per second per stage and the peak RSS. The validation stage is also compared with a
+plain loop calling `jsonschema.validate` on each record, measured in the same process.
+
+    python benchmarks/bench_text_pipeline.py --records 25000
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import resource
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import jsonschema
+
+from authoring.file_import import import_authored
+from core.models import RecordState
+from core.store import Store
+from exports.release import write_release
+from judge.heuristic import HeuristicJudge
+from judge.stage import run_judging
+from loaders.hotpotqa import load_hotpotqa
+from validation.stage import run_validation
+
+WORDS = "river town bridge novel band album label observatory canal harbour market prize club".split()
+
+
+def peak_rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def generate(n: int, folder: Path, seed: int = 0) -> tuple[Path, Path]:
+    """Write n HotpotQA records (original JSON shape) and one authored line per record."""
+    rng = random.Random(seed)
+    source, authored = folder / "hotpot_train.jsonl", folder / "authored.jsonl"
+    with source.open("w") as src, authored.open("w") as auth:
+        for i in range(n):
+            a, b = f"Entity{i}a {rng.choice(WORDS).title()}", f"Entity{i}b {rng.choice(WORDS).title()}"
+            year_a, year_b = rng.randint(1700, 2020), rng.randint(1700, 2020)
+            paragraphs = [
+                [a, [f"{a} is a {rng.choice(WORDS)} founded in {year_a}.", f" It lies near {b}."]],
+                [b, [f"{b} is a {rng.choice(WORDS)} founded in {year_b}.", " It has 1,500 members."]],
+            ]
+            filler = [[f"Filler {i}-{k}", [" ".join(rng.choices(WORDS, k=60)) + "."]] for k in range(8)]
+            earlier = a if year_a <= year_b else b
+            row = {
+                "_id": f"bench-{i:06d}",
+                "question": f"Which was founded earlier, {a} or {b}?",
+                "answer": earlier,
+                "type": "comparison" if i % 3 else "bridge",
+                "level": ("easy", "medium", "hard")[i % 3],
+                "supporting_facts": [[a, 0], [b, 0]],
+                "context": paragraphs + filler,
+            }
+            src.write(json.dumps(row) + "\n")
+            variant = i % 500  # schemas shared by a few records, as in real curation
+            item_schema = {
+                "type": "object",
+                "properties": {"name": {"type": "string"}, "founded": {"type": "integer"}},
+                "required": ["name", "founded"],
+                "additionalProperties": False,
+            }
+            schema = {
+                "type": "object",
+                "properties": {
+                    "entities": {"type": "array", "items": item_schema, "description": "compared entities"},
+                    f"earlier_{variant}": {"type": "string", "description": "the one founded earlier"},
+                    "members": {"type": "integer", "description": "member count"},
+                },
+                "required": ["entities", f"earlier_{variant}", "members"],
+                "additionalProperties": False,
+            }
+            truth = {
+                "entities": [{"name": a, "founded": year_a}, {"name": b, "founded": year_b}],
+                f"earlier_{variant}": earlier,
+                "members": 1500,
+            }
+            line = {
+                "source_id": row["_id"],
+                "question": row["question"],
+                "json_schema": schema,
+                "ground_truth": truth,
+                "annotator": f"curator-{i % 7}",
+            }
+            auth.write(json.dumps(line) + "\n")
+    return source, authored
+
+
+def timed(label: str, n: int, fn):
+    start = time.perf_counter()
+    result = fn()
+    seconds = time.perf_counter() - start
+    print(f"{label:<22} {n:>8} records {seconds:8.2f} s {n / seconds:10.0f} rec/s   peak RSS {peak_rss_mb():7.0f} MB")
+    return result, seconds
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--records", type=int, default=100_000)
+    args = parser.parse_args()
+    n = args.records
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        (source_path, authored_path), _ = timed("generate", n, lambda: generate(n, folder))
+        workspace = folder / "workspace"
+        with Store.open(workspace) as store:
+            loaded, t_load = timed("load", n, lambda: load_hotpotqa(source_path))
+            _, t_store = timed("store source items", n, lambda: store.upsert_source_items(loaded.items))
+            loaded = None  # free the items before the next stage
+            imported, t_parse = timed(
+                "parse authored", n, lambda: import_authored(authored_path, store.source_items("hotpotqa"))
+            )
+            _, t_import = timed(
+                "store records", n, lambda: store.upsert_records(imported.records, RecordState.AUTHORED, "import")
+            )
+            records = [(r.output.ground_truth, r.input.json_schema) for r in imported.records]
+            imported = None
+            counts, t_validate = timed("validate", n, lambda: run_validation(store, "hotpotqa"))
+            _, t_judge = timed("judge (heuristic)", n, lambda: run_judging(store, "hotpotqa", HeuristicJudge(), 60))
+            accepted = store.count_in_state("hotpotqa", RecordState.ACCEPTED)
+            release, t_release = timed(
+                "release",
+                accepted,
+                lambda: write_release(
+                    store,
+                    "hotpotqa",
+                    "1.0.0",
+                    workspace,
+                    judge_name="heuristic",
+                    judge_version=HeuristicJudge.version,
+                    threshold=60,
+                    toolkit_version="bench",
+                ),
+            )
+        _, t_baseline = timed("baseline jsonschema", n, lambda: [jsonschema.validate(gt, s) for gt, s in records])
+    print(f"\nvalidation outcome: {dict(counts)}; accepted {accepted}; release {release.status} {release.counts}")
+    print(
+        f"validation stage vs plain jsonschema.validate loop: {t_baseline / t_validate:.2f}x the baseline's throughput"
+    )
+    core = t_validate + t_release
+    print(
+        f"validation + release for {n} records: {core:.1f} s (target for 25,000: < 60 s); "
+        f"whole path {t_load + t_store + t_parse + t_import + t_validate + t_judge + t_release:.1f} s"
+    )
+    print(f"peak RSS {peak_rss_mb():.0f} MB (target < 2048 MB)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

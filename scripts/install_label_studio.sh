@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Install the Label Studio server in its own virtualenv: its pins clash with the toolkit's.
+# Usage: scripts/install_label_studio.sh [VENV_DIR]   (default: .venv-labelstudio beside this repo)
+# Afterwards the server is at VENV_DIR/bin/label-studio; point LABEL_STUDIO_BIN at it.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PYTHON="${PYTHON:-python3}"
+VENV_DIR="${1:-.venv-labelstudio}"
+LABEL_STUDIO_VERSION="${LABEL_STUDIO_VERSION:-1.23.2}"
+STAMP="$VENV_DIR/.installed-$LABEL_STUDIO_VERSION"
+if [ -f "$STAMP" ] && [ -x "$VENV_DIR/bin/label-studio" ]; then
+  echo "label-studio $LABEL_STUDIO_VERSION already installed in $VENV_DIR"
+  exit 0
+fi
+"$PYTHON" -m venv "$VENV_DIR"
+"$VENV_DIR/bin/python" -m pip install --quiet --upgrade pip
+"$VENV_DIR/bin/python" -m pip install --quiet "label-studio==$LABEL_STUDIO_VERSION"
+"$VENV_DIR/bin/label-studio" --version >/dev/null 2>&1 || true
+touch "$STAMP"
+echo "label-studio $LABEL_STUDIO_VERSION installed: $VENV_DIR/bin/label-studio"

@@ -1,0 +1,136 @@
+"""Shared fixtures for the release tests: a temporary store with accepted and rejected records."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from pathlib import Path
+from types import SimpleNamespace
+
+# Keep Hugging Face caches out of the user's home and never go online (read at `datasets` import).
+_HF_TMP = tempfile.mkdtemp(prefix="sob-exports-hf-")
+os.environ["HF_HOME"] = _HF_TMP
+os.environ["HF_DATASETS_CACHE"] = os.path.join(_HF_TMP, "datasets")
+os.environ["HF_HUB_OFFLINE"] = "1"
+os.environ["HF_DATASETS_OFFLINE"] = "1"
+
+import pytest  # noqa: E402
+
+from core.models import Provenance, Reason, Record, RecordState, SourceItem  # noqa: E402
+from core.store import StateChange, Store  # noqa: E402
+from core.verdicts import ComplexityInfo, GroundingInfo, JudgeVerdict, ValidationReport  # noqa: E402
+
+JUDGE = {"judge_name": "heuristic", "judge_version": "rubric-1", "threshold": 60, "toolkit_version": "0.1.0"}
+
+SCHEMA = {
+    "type": "object",
+    "properties": {
+        "answer": {"type": "string"},
+        "evidence": {"type": "array", "items": {"type": "string"}},
+    },
+    "required": ["answer"],
+}
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _hf_cache_cleanup():
+    yield
+    shutil.rmtree(_HF_TMP, ignore_errors=True)
+
+
+def source_extra(source: str, i: int) -> dict:
+    if source == "hotpotqa":
+        return {"type": "bridge" if i % 2 else "comparison", "level": "hard"}
+    if source == "olmocr":
+        return {"source_pdf": f"doc-{i}.pdf", "source_category": "academic" if i % 3 else "legal"}
+    return {"meeting_id": f"ES20{i:02d}a", "num_speakers": 3 + i % 2}
+
+
+def make_record(source: str, i: int, tag: str = "") -> Record:
+    item = SourceItem(
+        source=source,
+        source_id=f"{source}-{tag}{i}",
+        context=f"Paragraph {i}: Zürich is a city in Switzerland. Population {1000 + i}.",
+        question=None,
+        answer=f"Zürich {i}" if source == "hotpotqa" else None,
+        question_difficulty=("easy", "medium", "hard")[i % 3] if source == "hotpotqa" else None,
+        metadata=source_extra(source, i),
+    )
+    return Record.build(
+        item,
+        question=f"Where is the city in paragraph {tag}{i}?",
+        json_schema=SCHEMA,
+        ground_truth={"answer": f"Zürich {i}", "evidence": [f"Population {1000 + i}"]},
+        provenance=Provenance(annotator="curator-a", draft_model="draft-llm"),
+    )
+
+
+def validation_report(i: int) -> dict:
+    return ValidationReport(
+        passed=True,
+        grounding=GroundingInfo(leaves=2, grounded=2 - i % 2, fraction=1.0 - 0.5 * (i % 2)),
+        complexity=ComplexityInfo(
+            level=("easy", "medium", "hard")[i % 3], properties=2 + i % 3, top_level_properties=2, required=1 + i % 2
+        ),
+    ).model_dump()
+
+
+def verdict(i: int) -> dict:
+    return JudgeVerdict(judge="heuristic", version="rubric-1", scores={"faithfulness": 90, "schema": 70 + i % 10}).model_dump()
+
+
+def add_records(
+    store: Store, source: str, accepted: range, rejected: range = range(0), tag: str = ""
+) -> list[Record]:
+    """Load source items, author records, accept some and reject others (with reasons)."""
+    records = [make_record(source, i, tag) for i in [*accepted, *rejected]]
+    items = [
+        SourceItem(source=source, source_id=r.metadata.source_id, context=r.input.context) for r in records
+    ]
+    store.upsert_source_items(items)
+    store.upsert_records(records, RecordState.AUTHORED, "import")
+    by_i = dict(zip([*accepted, *rejected], records, strict=True))
+    changes = [
+        StateChange(by_i[i].record_id, RecordState.ACCEPTED, "judge", validation=validation_report(i), judge=verdict(i))
+        for i in accepted
+    ]
+    changes += [
+        StateChange(
+            by_i[i].record_id,
+            RecordState.REJECTED,
+            "validation" if i % 2 else "judge",
+            reasons=[
+                Reason(stage="validation", code="ground_truth_invalid", message="does not validate")
+                if i % 2
+                else Reason(stage="judge", code="faithfulness_below_threshold", message="score 40 < 60")
+            ],
+        )
+        for i in rejected
+    ]
+    store.apply(changes)
+    return [by_i[i] for i in accepted]
+
+
+@pytest.fixture
+def judge_kwargs() -> dict:
+    return dict(JUDGE)
+
+
+@pytest.fixture
+def factory() -> SimpleNamespace:
+    """The helpers above, for test modules (conftest itself is not importable)."""
+    return SimpleNamespace(
+        make_record=make_record, validation_report=validation_report, verdict=verdict, add_records=add_records
+    )
+
+
+@pytest.fixture
+def store(tmp_path):
+    with Store.open(tmp_path / "ws") as s:
+        yield s
+
+
+@pytest.fixture
+def workspace(tmp_path) -> Path:
+    return tmp_path / "ws"
