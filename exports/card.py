@@ -130,19 +130,22 @@ def size_category(n: int) -> str:
     return "1M<n<10M"
 
 
-def front_matter(source: str, config: str, splits: list[str], num_records: int) -> dict[str, Any]:
+def front_matter(source: str, config: str, splits: list[str], counts: dict[str, int]) -> dict[str, Any]:
+    """Hub metadata. Empty splits are left out of `configs`: `datasets` cannot load a split with no
+    rows, and one such split makes the whole config unloadable (huggingface/datasets#8401)."""
     info = SOURCE_CARDS[source]
+    listed = [split for split in splits if counts.get(split, 0) > 0]
     return {
         "license": info.license,
         "language": ["en"],
         "pretty_name": info.pretty_name,
         "task_categories": list(info.task_categories),
         "tags": list(info.tags),
-        "size_categories": [size_category(num_records)],
+        "size_categories": [size_category(sum(counts.values()))],
         "configs": [
             {
                 "config_name": config,
-                "data_files": [{"split": split, "path": f"data/{split}-*.parquet"} for split in splits],
+                "data_files": [{"split": split, "path": f"data/{split}-*.parquet"} for split in listed],
             }
         ],
     }
@@ -193,7 +196,8 @@ def render_card(
 ) -> str:
     """README.md text for a release, from `data_cards/<config>.md.j2`."""
     info = SOURCE_CARDS[source]
-    meta = front_matter(source, config, splits, stats["overall"]["records"])
+    counts = {split: stats["splits"][split]["records"] for split in splits}
+    meta = front_matter(source, config, splits, counts)
     columns = [(f.name, str(f.type), COLUMN_DOCS.get(f.name, "")) for f in arrow_schema(source)]
     template = _environment().get_template(f"{config}.md.j2")
     return template.render(
@@ -204,6 +208,7 @@ def render_card(
         version=version,
         parent=parent,
         splits=splits,
+        empty_splits=[split for split in splits if counts[split] == 0],
         stats=stats,
         funnel=funnel,
         columns=columns,

@@ -16,7 +16,7 @@ import hashlib
 import json
 import os
 import shutil
-import tempfile
+import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -121,7 +121,8 @@ def write_release(
     if parent is None:
         parent = previous_version(config_dir, version)
 
-    tmp = Path(tempfile.mkdtemp(prefix=f"{TEMP_PREFIX}{version}-", dir=config_dir))
+    tmp = config_dir / f"{TEMP_PREFIX}{version}-{uuid.uuid4().hex[:12]}"
+    tmp.mkdir()  # not mkdtemp: its 0700 mode would end up on the release folder
     try:
         written = _write_data(store, source, config, splits, tmp / DATA_DIR)
         if written.total == 0:

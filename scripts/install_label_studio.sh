@@ -13,8 +13,8 @@ if [ -f "$STAMP" ] && [ -x "$VENV_DIR/bin/label-studio" ]; then
   exit 0
 fi
 "$PYTHON" -m venv "$VENV_DIR"
-"$VENV_DIR/bin/python" -m pip install --quiet --upgrade pip
-"$VENV_DIR/bin/python" -m pip install --quiet "label-studio==$LABEL_STUDIO_VERSION"
-"$VENV_DIR/bin/label-studio" --version >/dev/null 2>&1 || true
+"$VENV_DIR/bin/python" -m pip install --quiet --disable-pip-version-check --upgrade pip
+"$VENV_DIR/bin/python" -m pip install --quiet --disable-pip-version-check "label-studio==$LABEL_STUDIO_VERSION"
+"$VENV_DIR/bin/python" -c "import label_studio; print(label_studio.__version__)" >/dev/null
 touch "$STAMP"
 echo "label-studio $LABEL_STUDIO_VERSION installed: $VENV_DIR/bin/label-studio"

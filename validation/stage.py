@@ -43,8 +43,7 @@ def run_validation(store: Store, source: str) -> Counter[str]:
                     counts["validated"] += 1
                 else:
                     reasons = [
-                        Reason(stage=STAGE, code=f.code, message=f.message, path=f.path)
-                        for f in report.failures
+                        Reason(stage=STAGE, code=f.code, message=f.message, path=f.path) for f in report.failures
                     ]
                     changes.append(
                         StateChange(

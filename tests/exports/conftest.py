@@ -2,24 +2,14 @@
 
 from __future__ import annotations
 
-import os
-import shutil
-import tempfile
 from pathlib import Path
 from types import SimpleNamespace
 
-# Keep Hugging Face caches out of the user's home and never go online (read at `datasets` import).
-_HF_TMP = tempfile.mkdtemp(prefix="sob-exports-hf-")
-os.environ["HF_HOME"] = _HF_TMP
-os.environ["HF_DATASETS_CACHE"] = os.path.join(_HF_TMP, "datasets")
-os.environ["HF_HUB_OFFLINE"] = "1"
-os.environ["HF_DATASETS_OFFLINE"] = "1"
+import pytest
 
-import pytest  # noqa: E402
-
-from core.models import Provenance, Reason, Record, RecordState, SourceItem  # noqa: E402
-from core.store import StateChange, Store  # noqa: E402
-from core.verdicts import ComplexityInfo, GroundingInfo, JudgeVerdict, ValidationReport  # noqa: E402
+from core.models import Provenance, Reason, Record, RecordState, SourceItem
+from core.store import StateChange, Store
+from core.verdicts import ComplexityInfo, GroundingInfo, JudgeVerdict, ValidationReport
 
 JUDGE = {"judge_name": "heuristic", "judge_version": "rubric-1", "threshold": 60, "toolkit_version": "0.1.0"}
 
@@ -33,10 +23,12 @@ SCHEMA = {
 }
 
 
-@pytest.fixture(scope="session", autouse=True)
-def _hf_cache_cleanup():
-    yield
-    shutil.rmtree(_HF_TMP, ignore_errors=True)
+@pytest.fixture(autouse=True)
+def _hf_offline(tmp_path, monkeypatch):
+    """Hugging Face caches in the test's tmp dir, and never online (tests pass cache_dir too)."""
+    monkeypatch.setenv("HF_DATASETS_CACHE", str(tmp_path / "hf-datasets"))
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
 
 
 def source_extra(source: str, i: int) -> dict:
@@ -77,17 +69,15 @@ def validation_report(i: int) -> dict:
 
 
 def verdict(i: int) -> dict:
-    return JudgeVerdict(judge="heuristic", version="rubric-1", scores={"faithfulness": 90, "schema": 70 + i % 10}).model_dump()
+    return JudgeVerdict(
+        judge="heuristic", version="rubric-1", scores={"faithfulness": 90, "schema": 70 + i % 10}
+    ).model_dump()
 
 
-def add_records(
-    store: Store, source: str, accepted: range, rejected: range = range(0), tag: str = ""
-) -> list[Record]:
+def add_records(store: Store, source: str, accepted: range, rejected: range = range(0), tag: str = "") -> list[Record]:
     """Load source items, author records, accept some and reject others (with reasons)."""
     records = [make_record(source, i, tag) for i in [*accepted, *rejected]]
-    items = [
-        SourceItem(source=source, source_id=r.metadata.source_id, context=r.input.context) for r in records
-    ]
+    items = [SourceItem(source=source, source_id=r.metadata.source_id, context=r.input.context) for r in records]
     store.upsert_source_items(items)
     store.upsert_records(records, RecordState.AUTHORED, "import")
     by_i = dict(zip([*accepted, *rejected], records, strict=True))

@@ -18,6 +18,7 @@ from exports import (
     EmptyReleaseError,
     InvalidVersionError,
     ReleaseExistsError,
+    arrow_schema,
     column_names,
     compute_split,
     write_release,
@@ -27,7 +28,7 @@ datasets.disable_progress_bars()
 
 
 def load(release_dir, tmp_path, **kwargs):
-    return datasets.load_dataset(str(release_dir), cache_dir=str(tmp_path / "hf-cache"), **kwargs)
+    return datasets.load_dataset(str(release_dir), cache_dir=str(tmp_path / "hf-datasets"), **kwargs)
 
 
 def front_matter(card: str) -> dict:
@@ -41,13 +42,17 @@ def tree_bytes(folder) -> dict[str, bytes]:
 
 def test_release_round_trip(store, workspace, tmp_path, factory, judge_kwargs):
     accepted = factory.add_records(store, "hotpotqa", range(60), rejected=range(60, 66))
-    store.add_import_rejections("hotpotqa", "batch.jsonl", [(3, "{oops", [Reason(stage="import", code="bad_json", message="x")])])
+    store.add_import_rejections(
+        "hotpotqa", "batch.jsonl", [(3, "{oops", [Reason(stage="import", code="bad_json", message="x")])]
+    )
 
     result = write_release(store, "hotpotqa", "1.0.0", workspace, **judge_kwargs)
 
     assert result.status == "written"
     assert result.path == workspace / "releases" / "default" / "1.0.0"
-    expected = {s: sum(compute_split(r.record_id, "default") == s for r in accepted) for s in ("train", "validation", "test")}
+    expected = {
+        s: sum(compute_split(r.record_id, "default") == s for r in accepted) for s in ("train", "validation", "test")
+    }
     assert result.counts == expected and result.total == 60
     assert all(expected.values()), expected  # the fixture ids land in every split
     assert sorted(p.name for p in (result.path / "data").iterdir()) == [
@@ -67,7 +72,14 @@ def test_release_round_trip(store, workspace, tmp_path, factory, judge_kwargs):
             "question_difficulty", "schema_complexity", "source_id",
         ]  # fmt: skip
         assert part.column_names[9:] == [
-            "answer", "type", "level", "annotator", "draft_model", "judge", "judge_scores", "grounded_fraction"
+            "answer",
+            "type",
+            "level",
+            "annotator",
+            "draft_model",
+            "judge",
+            "judge_scores",
+            "grounded_fraction",
         ]
         assert len(part) == expected[split]
         ids = part["record_id"]
@@ -216,10 +228,17 @@ def test_empty_splits_keep_their_columns(store, workspace, tmp_path, monkeypatch
     factory.add_records(store, "hotpotqa", range(5))
     result = write_release(store, "hotpotqa", "1.0.0", workspace, **judge_kwargs)
     assert result.counts == {"train": 5, "validation": 0, "test": 0}
-    test = load(result.path, tmp_path, split="test")
-    assert len(test) == 0 and test.column_names == column_names("hotpotqa")
-    assert test.features["grounded_fraction"].dtype == "float64"
-    assert test.features["json_schema"].dtype == "string"
+    empty = pq.read_table(result.path / "data" / "test-00000-of-00001.parquet")
+    assert empty.num_rows == 0 and empty.schema.equals(arrow_schema("hotpotqa"))
+    assert str(empty.schema.field("grounded_fraction").type) == "double"
+    # `datasets` cannot load a split without rows, so the card lists only the others and the
+    # config still loads.
+    card = (result.path / "README.md").read_text(encoding="utf-8")
+    assert front_matter(card)["configs"][0]["data_files"] == [{"split": "train", "path": "data/train-*.parquet"}]
+    assert "`validation`, `test` are empty in this version" in card
+    ds = load(result.path, tmp_path)
+    assert list(ds) == ["train"] and ds["train"].column_names == column_names("hotpotqa")
+    assert ds["train"].features["grounded_fraction"].dtype == "float64"
 
 
 def test_image_and_audio_configs(store, workspace, factory, judge_kwargs):
@@ -243,7 +262,9 @@ def test_image_and_audio_configs(store, workspace, factory, judge_kwargs):
     image_card = (image.path / "README.md").read_text(encoding="utf-8")
     meta = front_matter(image_card)
     assert meta["license"] == "odc-by"
-    assert meta["configs"] == [{"config_name": "image", "data_files": [{"split": "train", "path": "data/train-*.parquet"}]}]
+    assert meta["configs"] == [
+        {"config_name": "image", "data_files": [{"split": "train", "path": "data/train-*.parquet"}]}
+    ]
     assert "| academic | 6 |" in image_card and "| legal | 3 |" in image_card
     assert json.loads((image.path / "manifest.json").read_text())["statistics"]["source_categories"] == {
         "academic": 6,

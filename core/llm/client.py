@@ -1,0 +1,240 @@
+"""The one narrow LLM client: system prompt + user prompt + response model in, parsed object out.
+
+`complete(request)` looks in the cache first (a hit makes no call), then sends the request with the
+concurrency limit, the requests-per-minute limit and the retry policy (408/429/5xx and timeouts,
+honouring Retry-After). A reply that does not parse is asked again (`parse_retries`) with the
+problem named; the answer is cached under the original request's key. Nothing here raises for a
+provider failure: the result says `call_error` or `parse_error` and keeps the raw text.
+
+In `defer_misses` mode (batch jobs) a miss makes no call either: the request is collected in
+`deferred` for a batch job and the result says `deferred`.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from typing import Any, TypeVar
+
+from core.llm.backend import Backend, parse_reply
+from core.llm.cache import LLMCache, cache_key
+from core.llm.limits import RateLimiter
+from core.llm.retry import RetryPolicy
+from core.llm.types import LLMError, LLMRequest, LLMResult, RawReply, Usage
+from core.llm.usage import UsageTally
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+REPAIR_NOTE = (
+    "\n\nYour previous reply could not be used: {error}\n"
+    "Reply again with exactly one JSON object that matches the response schema, and nothing else."
+)
+
+
+class LLMClient:
+    def __init__(
+        self,
+        backend: Backend,
+        model: str,
+        *,
+        cache: LLMCache | None = None,
+        tally: UsageTally | None = None,
+        concurrency: int = 8,
+        rpm: float | None = None,
+        retry: RetryPolicy | None = None,
+        parse_retries: int = 2,
+        defer_misses: bool = False,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        if concurrency < 1:
+            raise ValueError("concurrency must be at least 1")
+        self.backend = backend
+        self.model = model
+        self.cache = cache
+        self.tally = tally or UsageTally()
+        self.concurrency = concurrency
+        self.limiter = RateLimiter(rpm)
+        self.retry = retry or RetryPolicy()
+        self.parse_retries = parse_retries
+        self.defer_misses = defer_misses
+        self.deferred: dict[str, LLMRequest] = {}
+        # Requests whose batch answers kept failing: key -> why (answered with call_error, not deferred).
+        self.gave_up: dict[str, str] = {}
+        self._sleep = sleep
+        self._slots = threading.BoundedSemaphore(concurrency)
+        self._lock = threading.Lock()
+
+    @property
+    def name(self) -> str:
+        return f"{self.backend.name}:{self.model}"
+
+    def key(self, request: LLMRequest) -> str:
+        return cache_key(self.backend.name, self.model, request)
+
+    # -- one request ------------------------------------------------------------------------------
+    def complete(self, request: LLMRequest) -> LLMResult:
+        key = self.key(request)
+        base = {"backend": self.backend.name, "model": self.model, "cache_key": key}
+        stale_error: str | None = None
+        if self.cache is not None:
+            hit = self.cache.get(key)
+            if hit is not None:
+                raw = RawReply(text=hit.text, finish_reason=hit.finish_reason, usage=hit.usage)
+                parsed, error = parse_reply(raw, request.response_model)
+                if parsed is not None:
+                    self.tally.add_hit(request.stage, self.backend.name, self.model)
+                    return LLMResult(
+                        status="ok",
+                        parsed=parsed,
+                        raw_text=hit.text,
+                        finish_reason=hit.finish_reason,
+                        usage=hit.usage,
+                        cached=True,
+                        **base,
+                    )
+                # A batch answer that does not parse: forget it, so it is asked again.
+                self.cache.delete(key)
+                stale_error = error
+        if self.defer_misses:
+            if key in self.gave_up:
+                return LLMResult(status="call_error", error=self.gave_up[key], **base)
+            with self._lock:
+                self.deferred[key] = request
+            return LLMResult(status="deferred", error=stale_error, **base)
+        return self._complete_online(request, key, base)
+
+    def _complete_online(self, request: LLMRequest, key: str, base: dict[str, Any]) -> LLMResult:
+        total = Usage()
+        attempts = 0
+        latency = 0.0
+        current = request
+        raw: RawReply | None = None
+        error: str | None = None
+        for _ in range(self.parse_retries + 1):
+            raw, made, took, failure = self._send(current)
+            attempts += made
+            latency += took
+            if raw is None:
+                return LLMResult(
+                    status="call_error",
+                    error=str(failure),
+                    usage=total,
+                    latency_s=latency,
+                    attempts=attempts,
+                    **base,
+                )
+            total = _add(total, raw.usage)
+            parsed, error = parse_reply(raw, request.response_model)
+            if parsed is not None:
+                if self.cache is not None:
+                    self.cache.put(
+                        key,
+                        backend=self.backend.name,
+                        model=self.model,
+                        prompt_version=request.prompt_version,
+                        text=raw.text or "",
+                        finish_reason=raw.finish_reason,
+                        usage=raw.usage,
+                        extra={"model_version": raw.model_version},
+                    )
+                return LLMResult(
+                    status="ok",
+                    parsed=parsed,
+                    raw_text=raw.text,
+                    finish_reason=raw.finish_reason,
+                    usage=total,
+                    latency_s=latency,
+                    attempts=attempts,
+                    **base,
+                )
+            current = request.model_copy(update={"user": request.user + REPAIR_NOTE.format(error=error)})
+        return LLMResult(
+            status="parse_error",
+            raw_text=raw.text if raw else None,
+            error=error,
+            finish_reason=raw.finish_reason if raw else None,
+            usage=total,
+            latency_s=latency,
+            attempts=attempts,
+            **base,
+        )
+
+    def _send(self, request: LLMRequest) -> tuple[RawReply | None, int, float, LLMError | None]:
+        """One request with retries: (reply or None, HTTP requests made, seconds in flight, last error)."""
+        spent = 0.0
+        attempt = 0
+        while True:
+            attempt += 1
+            self.limiter.acquire()
+            with self._slots:
+                started = time.perf_counter()
+                try:
+                    reply = self.backend.generate(self.model, request)
+                except LLMError as exc:
+                    spent += time.perf_counter() - started
+                    failure = exc
+                else:
+                    spent += time.perf_counter() - started
+                    self.tally.add_call(request.stage, self.backend.name, self.model, reply.usage)
+                    return reply, attempt, spent, None
+            self.tally.add_failure(request.stage, self.backend.name, self.model)
+            if not failure.transient or attempt >= self.retry.max_attempts:
+                return None, attempt, spent, failure
+            self._sleep(self.retry.delay(attempt, failure.retry_after))
+
+    # -- many requests ----------------------------------------------------------------------------
+    def complete_many(self, requests: Iterable[LLMRequest]) -> list[LLMResult]:
+        """Results in the order of the requests."""
+        items = list(requests)
+        out: list[LLMResult | None] = [None] * len(items)
+        for index, outcome in self.map(self.complete, items):
+            if isinstance(outcome, BaseException):
+                raise outcome
+            out[index] = outcome
+        return [result for result in out if result is not None]
+
+    def map(self, fn: Callable[[T], R], items: Iterable[T], workers: int | None = None) -> Iterator[tuple[int, R | BaseException]]:
+        """Run `fn` over items on a thread pool, yielding (index, result or exception) as each finishes.
+
+        The pool has twice the concurrency limit by default, so requests sleeping in a backoff do
+        not hold back the others; the semaphore still caps requests in flight at `concurrency`.
+        At most a few items per worker are outstanding, so long inputs are read lazily.
+        """
+        workers = workers or 2 * self.concurrency
+        window = 4 * workers
+        iterator = iter(enumerate(items))
+        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="llm") as pool:
+            pending: dict[Future[R], int] = {}
+
+            def top_up() -> None:
+                while len(pending) < window:
+                    try:
+                        index, item = next(iterator)
+                    except StopIteration:
+                        return
+                    pending[pool.submit(fn, item)] = index
+
+            top_up()
+            try:
+                while pending:
+                    done, _ = wait(pending, return_when=FIRST_COMPLETED)
+                    for future in done:
+                        index = pending.pop(future)
+                        exc = future.exception()
+                        yield index, (future.result() if exc is None else exc)  # type: ignore[misc]
+                    top_up()
+            finally:
+                for future in pending:
+                    future.cancel()
+
+
+def _add(a: Usage, b: Usage) -> Usage:
+    return Usage(
+        input_tokens=a.input_tokens + b.input_tokens,
+        output_tokens=a.output_tokens + b.output_tokens,
+        thinking_tokens=a.thinking_tokens + b.thinking_tokens,
+        cached_input_tokens=a.cached_input_tokens + b.cached_input_tokens,
+    )

@@ -1,0 +1,104 @@
+"""Any OpenAI-compatible server (vLLM, Ollama, OpenRouter, OpenAI) through the `openai` SDK.
+
+The SDK's own retries are off (`max_retries=0`): the client's policy decides. The reply format is
+`json_schema` (non-strict, so servers that support only part of JSON Schema still answer);
+`json_mode="json_object"` asks only for a JSON object, for servers without schema support.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from core.llm.gemini_backend import is_transport_error
+from core.llm.retry import parse_retry_after
+from core.llm.types import LLMError, LLMRequest, RawReply, Usage, is_transient_status
+
+
+class OpenAISettings(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    base_url: str | None = None  # default: OPENAI_BASE_URL, then api.openai.com
+    api_key: str | None = None  # default: OPENAI_API_KEY; local servers need none
+    timeout_s: float = 120.0
+    json_mode: Literal["json_schema", "json_object"] = "json_schema"
+
+
+class OpenAIBackend:
+    name = "openai"
+
+    def __init__(self, settings: OpenAISettings | None = None) -> None:
+        import openai
+
+        self.settings = settings or OpenAISettings()
+        self._openai = openai
+        self.client = openai.OpenAI(
+            api_key=self.settings.api_key or os.environ.get("OPENAI_API_KEY") or "not-needed",
+            base_url=self.settings.base_url or os.environ.get("OPENAI_BASE_URL") or None,
+            timeout=self.settings.timeout_s,
+            max_retries=0,
+        )
+
+    def _response_format(self, request: LLMRequest) -> dict[str, Any]:
+        if self.settings.json_mode == "json_object":
+            return {"type": "json_object"}
+        return {
+            "type": "json_schema",
+            "json_schema": {
+                "name": request.response_model.__name__,
+                "schema": request.response_model.model_json_schema(),
+                "strict": False,
+            },
+        }
+
+    def generate(self, model: str, request: LLMRequest) -> RawReply:
+        kwargs: dict[str, Any] = {}
+        if request.temperature is not None:
+            kwargs["temperature"] = request.temperature
+        if request.max_output_tokens is not None:
+            kwargs["max_tokens"] = request.max_output_tokens
+        try:
+            response = self.client.chat.completions.create(
+                model=model,
+                messages=[
+                    {"role": "system", "content": request.system},
+                    {"role": "user", "content": request.user},
+                ],
+                response_format=self._response_format(request),  # type: ignore[arg-type]
+                **kwargs,
+            )
+        except Exception as exc:
+            raise self.to_llm_error(exc) from exc
+        usage = Usage()
+        if response.usage is not None:
+            usage = Usage(
+                input_tokens=response.usage.prompt_tokens or 0, output_tokens=response.usage.completion_tokens or 0
+            )
+        if not response.choices:
+            return RawReply(text=None, finish_reason=None, usage=usage, model_version=response.model)
+        choice = response.choices[0]
+        return RawReply(
+            text=choice.message.content if choice.message else None,
+            finish_reason=choice.finish_reason,
+            usage=usage,
+            model_version=response.model,
+        )
+
+    def to_llm_error(self, exc: Exception) -> Exception:
+        openai = self._openai
+        if isinstance(exc, openai.APIStatusError):
+            headers = exc.response.headers
+            retry_after = parse_retry_after(headers.get("retry-after"))
+            if retry_after is None and headers.get("retry-after-ms"):
+                retry_after = float(headers["retry-after-ms"]) / 1000
+            return LLMError(
+                f"openai: HTTP {exc.status_code}: {exc.message}",
+                status=exc.status_code,
+                transient=is_transient_status(exc.status_code),
+                retry_after=retry_after,
+            )
+        if isinstance(exc, openai.APIConnectionError) or is_transport_error(exc):  # includes APITimeoutError
+            return LLMError(f"openai: {type(exc).__name__}: {exc}", transient=True)
+        return exc

@@ -1,0 +1,103 @@
+"""What goes into one LLM call and what comes back: the narrow interface every stage uses."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+BackendName = Literal["gemini", "openai"]
+ResultStatus = Literal["ok", "parse_error", "call_error", "deferred"]
+
+
+class LLMRequest(BaseModel):
+    """A system prompt, a user prompt and the Pydantic model the reply must parse into.
+
+    `prompt_version` names the template and its version (e.g. `judge/rubric-1/prompt-1`): it is part
+    of the cache key, so bumping it means stale answers are never reused. `stage` only labels usage.
+    """
+
+    model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True, frozen=True)
+
+    stage: str
+    prompt_version: str
+    system: str
+    user: str
+    response_model: type[BaseModel]
+    temperature: float | None = 0.0
+    max_output_tokens: int | None = None
+
+    def canonical(self) -> dict[str, Any]:
+        """The request as data, for the cache key (the response model as its JSON Schema)."""
+        return {
+            "system": self.system,
+            "user": self.user,
+            "response_schema": self.response_model.model_json_schema(),
+            "temperature": self.temperature,
+            "max_output_tokens": self.max_output_tokens,
+        }
+
+
+class Usage(BaseModel):
+    """Tokens billed for one call. `output_tokens` includes thinking tokens (billed as output)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    thinking_tokens: int = 0
+    cached_input_tokens: int = 0
+
+
+@dataclass(frozen=True)
+class RawReply:
+    """What a backend returns for one successful HTTP exchange, before parsing."""
+
+    text: str | None
+    finish_reason: str | None
+    usage: Usage
+    model_version: str | None = None
+    block_reason: str | None = None
+
+
+class LLMResult(BaseModel):
+    """The parsed object, or why there is none (with the raw text kept), plus usage and timing."""
+
+    model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True)
+
+    status: ResultStatus
+    parsed: BaseModel | None = None
+    raw_text: str | None = None
+    error: str | None = None
+    finish_reason: str | None = None
+    usage: Usage = Field(default_factory=Usage)
+    backend: str
+    model: str
+    latency_s: float = 0.0
+    attempts: int = 0  # HTTP requests made for this result (0 on a cache hit)
+    cached: bool = False
+    cache_key: str
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "ok"
+
+
+class LLMError(RuntimeError):
+    """A provider call failed. `transient` errors are retried; the rest are not."""
+
+    def __init__(
+        self, message: str, *, status: int | None = None, transient: bool, retry_after: float | None = None
+    ) -> None:
+        super().__init__(message)
+        self.status = status
+        self.transient = transient
+        self.retry_after = retry_after
+
+
+TRANSIENT_STATUS = frozenset({408, 429, 500, 502, 503, 504})
+
+
+def is_transient_status(status: int | None) -> bool:
+    return status is not None and (status in TRANSIENT_STATUS or status >= 500)

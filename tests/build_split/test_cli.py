@@ -1,0 +1,170 @@
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import datasets
+import pytest
+
+import validation.stage
+from build_split.cli import build_parser, main
+from core.models import RecordState
+from core.store import Store
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def run_cli(*args: str) -> int:
+    return main(list(args))
+
+
+def test_help_covers_every_option(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        run_cli("--help")
+    assert exit_info.value.code == 0
+    text = capsys.readouterr().out
+    for action in build_parser()._actions:
+        for flag in action.option_strings:
+            assert flag in text
+        if action.option_strings and action.dest != "help":
+            assert action.help, f"{action.option_strings} has no help"
+
+
+def test_module_entry_point_runs() -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "build_split", "--help"], cwd=REPO, capture_output=True, text=True, timeout=60
+    )
+    assert proc.returncode == 0 and "--source" in proc.stdout
+
+
+def test_sample_run_builds_a_release_with_a_funnel(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    ws = tmp_path / "ws"
+    assert run_cli("--source", "hotpotqa", "--sample", "--workspace", str(ws), "--release", "0.1.0") == 0
+    out = capsys.readouterr().out
+    with Store.open(ws) as store:
+        states = store.state_counts("hotpotqa")
+        reasons = {(stage, code) for stage, code, _ in store.reason_counts("hotpotqa")}
+    assert states == {"accepted": 6, "rejected": 4}
+    assert {
+        ("validation", "undeclared_key"),
+        ("validation", "ground_truth_schema_mismatch"),
+        ("judge", "low_grounding"),
+        ("judge", "low_accuracy"),
+        ("import", "malformed_json"),
+        ("import", "unknown_source_id"),
+        ("import", "missing_field"),
+    } <= reasons
+    assert "undeclared_key" in out and "release:" in out
+    release = ws / "releases" / "default" / "0.1.0"
+    rows = [r for split in ("train", "validation", "test") for r in datasets.load_dataset(str(release), split=split)]
+    assert len(rows) == 6
+    assert set(json.loads(rows[0]["ground_truth"])) == set(json.loads(rows[0]["json_schema"])["properties"])
+
+    # Same command again: nothing new, the release is unchanged and no event is added.
+    with Store.open(ws) as store:
+        events_before = len(store.events())
+    assert run_cli("--source", "hotpotqa", "--sample", "--workspace", str(ws), "--release", "0.1.0") == 0
+    assert "unchanged" in capsys.readouterr().out
+    with Store.open(ws) as store:
+        assert store.state_counts("hotpotqa") == states
+        assert len(store.events()) == events_before
+
+
+def test_rejections_and_status_say_why(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    ws = str(tmp_path / "ws")
+    run_cli("--source", "hotpotqa", "--sample", "--workspace", ws)
+    capsys.readouterr()
+    assert run_cli("--source", "hotpotqa", "--workspace", ws, "--rejections") == 0
+    out = capsys.readouterr().out
+    assert "[validation/undeclared_key] $.arches" in out
+    assert "[judge/low_grounding]" in out and "line 11" in out
+    assert run_cli("--source", "hotpotqa", "--workspace", ws, "--status") == 0
+    assert "accepted 6" in capsys.readouterr().out
+
+
+def write_authored(path: Path, items: list[dict]) -> None:
+    lines = []
+    for row in items:
+        title, sentences = row["context"][0]
+        schema = {
+            "type": "object",
+            "properties": {
+                "title": {"type": "string", "description": "first paragraph"},
+                "first_sentence": {"type": "string", "description": "its first sentence"},
+                "facts": {"type": "array", "items": {"type": "string"}, "description": "supporting titles"},
+            },
+            "required": ["title", "first_sentence", "facts"],
+        }
+        truth = {"title": title, "first_sentence": sentences[0], "facts": [t for t, _ in row["supporting_facts"]]}
+        lines.append(
+            json.dumps(
+                {
+                    "source_id": row["_id"],
+                    "question": row["question"],
+                    "json_schema": schema,
+                    "ground_truth": truth,
+                    "annotator": "t",
+                }
+            )
+        )
+    path.write_text("\n".join(lines) + "\n")
+
+
+def test_killed_run_resumes_to_the_same_release(
+    tmp_path: Path, shared_data: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    source = shared_data / "hotpotqa" / "hotpot_dev_distractor_v1.sample.json"
+    authored = tmp_path / "authored.jsonl"
+    write_authored(authored, json.loads(source.read_text()))
+    args = ["--source", "hotpotqa", "--input", str(source), "--authored", str(authored), "--threshold", "0"]
+
+    assert run_cli(*args, "--workspace", str(tmp_path / "clean"), "--release", "1.0.0") == 0
+
+    # Kill the second workspace's run in the middle of validation (after two batches of three).
+    real = validation.stage.validate_record
+    calls = {"n": 0}
+
+    def dying(record):
+        calls["n"] += 1
+        if calls["n"] > 6:
+            raise KeyboardInterrupt
+        return real(record)
+
+    monkeypatch.setattr(validation.stage, "BATCH", 3)
+    monkeypatch.setattr(validation.stage, "validate_record", dying)
+    with pytest.raises(KeyboardInterrupt):
+        run_cli(*args, "--workspace", str(tmp_path / "killed"), "--release", "1.0.0")
+    with Store.open(tmp_path / "killed") as store:
+        assert store.count_in_state("hotpotqa", RecordState.VALIDATED) == 6
+        assert store.count_in_state("hotpotqa", RecordState.AUTHORED) == 14
+    monkeypatch.setattr(validation.stage, "validate_record", real)
+    assert run_cli(*args, "--workspace", str(tmp_path / "killed"), "--release", "1.0.0") == 0
+
+    def data_files(ws: str) -> dict[str, bytes]:
+        folder = tmp_path / ws / "releases" / "default" / "1.0.0" / "data"
+        return {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
+
+    assert data_files("killed") == data_files("clean")
+    with Store.open(tmp_path / "killed") as store:
+        assert store.state_counts("hotpotqa") == {"accepted": 20}
+        validated_events = [e for e in store.events() if e["to_state"] == "validated"]
+        assert len(validated_events) == 20  # every record validated exactly once
+
+
+def test_errors_say_what_to_do(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    ws = str(tmp_path / "ws")
+    assert run_cli("--source", "hotpotqa", "--workspace", ws) == 2
+    assert "--sample" in capsys.readouterr().err
+    assert run_cli("--source", "hotpotqa", "--sample", "--workspace", ws, "--release", "v1") == 2
+    assert "semantic version" in capsys.readouterr().err
+    assert run_cli("--source", "hotpotqa", "--workspace", ws, "--input", str(tmp_path / "nope.json")) == 2
+    assert "does not exist" in capsys.readouterr().err
+    with Store.open(ws):
+        proc = subprocess.run(
+            [sys.executable, "-m", "build_split", "--source", "hotpotqa", "--workspace", ws, "--status"],
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    assert proc.returncode == 2 and "in use by another process" in proc.stderr

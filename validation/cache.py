@@ -1,0 +1,50 @@
+"""Caches keyed by a schema's canonical hash: many records share a schema, and the schema-only work
+(metaschema checks, compiled validators, structure checks, complexity) is the expensive part."""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from typing import Any, Generic, TypeVar
+
+from core.models import content_hash
+
+V = TypeVar("V")
+
+
+def schema_key(schema: Any) -> str | None:
+    """Canonical SHA-256 of a schema, or None when it cannot be hashed (not JSON, cyclic, too deep):
+    callers then compute without caching instead of failing."""
+    try:
+        return content_hash(schema)
+    except (TypeError, ValueError, RecursionError):
+        return None
+
+
+class BoundedCache(Generic[V]):
+    """A small LRU map: bounded so a long batch of one-off schemas cannot grow memory without limit."""
+
+    def __init__(self, maxsize: int) -> None:
+        self.maxsize = maxsize
+        self._data: OrderedDict[str, V] = OrderedDict()
+
+    def get(self, key: str | None) -> V | None:
+        if key is None:
+            return None
+        value = self._data.get(key)
+        if value is not None:
+            self._data.move_to_end(key)
+        return value
+
+    def put(self, key: str | None, value: V) -> V:
+        if key is not None:
+            self._data[key] = value
+            self._data.move_to_end(key)
+            while len(self._data) > self.maxsize:
+                self._data.popitem(last=False)
+        return value
+
+    def clear(self) -> None:
+        self._data.clear()
+
+    def __len__(self) -> int:
+        return len(self._data)

@@ -1,0 +1,80 @@
+"""Run every validation check on a record: one report with every failure, grounding and complexity,
+and the canonical validated output when nothing failed."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import Any, NamedTuple
+
+from core.models import Record
+from core.verdicts import ValidationFailure, ValidationReport
+from validation.alignment import check_alignment, check_schema_structure
+from validation.cache import schema_key
+from validation.canonical import canonical_ground_truth
+from validation.complexity import assess_complexity
+from validation.ground_truth import check_ground_truth
+from validation.grounding import check_grounding
+from validation.limits import check_nesting
+from validation.pydantic_check import check_pydantic
+from validation.schema_check import check_schema, is_schema_usable
+
+
+class RecordValidation(NamedTuple):
+    record: Record
+    report: ValidationReport
+    validated_output: dict[str, Any] | None
+
+
+def validate_record(record: Record) -> tuple[ValidationReport, dict[str, Any] | None]:
+    """All checks, schema first. A schema that is no schema (or fails a metaschema, or nests too deeply)
+    skips what needs it (ground-truth validation, alignment, complexity); the rest still runs.
+    Grounding needs only the ground truth and the context, so it runs whenever the context is text.
+
+    Fields are read from the record as they are (they may have been assigned after construction, which
+    pydantic does not check); the pydantic check reports such fields and the other checks cope with them.
+    """
+    schema: Any = record.input.json_schema
+    ground_truth: Any = record.output.ground_truth
+    context: Any = record.input.context
+
+    failures: list[ValidationFailure] = check_pydantic(record)
+    nesting = check_nesting(schema, ground_truth)
+    failures += nesting
+    schema_too_deep = any(f.code == "schema_too_deep" for f in nesting)
+    ground_truth_too_deep = any(f.code == "ground_truth_too_deep" for f in nesting)
+
+    complexity = None
+    if not schema_too_deep:
+        key = schema_key(schema) if isinstance(schema, dict) else None
+        schema_failures = check_schema(schema, key=key)
+        failures += schema_failures
+        if is_schema_usable(schema_failures):
+            if ground_truth_too_deep:
+                failures += check_schema_structure(schema, key=key)
+            else:
+                failures += check_ground_truth(ground_truth, schema, key=key)
+                failures += check_alignment(schema, ground_truth, key=key)
+            complexity = assess_complexity(schema, key=key)
+
+    grounding = check_grounding(ground_truth, context) if isinstance(context, str) else None
+    passed = not failures
+    report = ValidationReport(passed=passed, failures=failures, grounding=grounding, complexity=complexity)
+    validated_output = canonical_ground_truth(ground_truth, schema) if passed else None
+    return report, validated_output
+
+
+def validate_many(records: Iterable[Record]) -> Iterator[RecordValidation]:
+    """Lazily validate a batch; the caches make records that share a schema cheap."""
+    for record in records:
+        report, validated_output = validate_record(record)
+        yield RecordValidation(record, report, validated_output)
+
+
+def apply_validation(record: Record, report: ValidationReport, validated_output: dict[str, Any] | None) -> Record:
+    """A copy of the record carrying the result: `output.validated_output` and, when known,
+    `metadata.schema_complexity`. (Moving the record's state is the caller's business.)"""
+    output = record.output.model_copy(update={"validated_output": validated_output})
+    metadata = record.metadata
+    if report.complexity is not None:
+        metadata = metadata.model_copy(update={"schema_complexity": report.complexity.level})
+    return record.model_copy(update={"output": output, "metadata": metadata})
