@@ -119,7 +119,10 @@ class Record(BaseModel):
         provenance: Provenance | None = None,
     ) -> Record:
         extra = dict(item.metadata)
-        if item.answer is not None:
+        if item.question is not None:
+            extra["seed_question"] = item.question
+        # The seed answer answers the seed question only; a curator's own question has none.
+        if item.answer is not None and (item.question is None or question.strip() == item.question.strip()):
             extra.setdefault("answer", item.answer)
         return cls(
             record_id=make_record_id(item.source, item.source_id, question),

@@ -420,6 +420,13 @@ class Store:
                 )
         cursor.close()
 
+    def record_ids(self, source: str, states: Sequence[RecordState]) -> list[str]:
+        rows = self.con.execute(
+            "SELECT record_id FROM records WHERE source = ? AND state IN (SELECT unnest(?)) ORDER BY record_id",
+            [source, [str(s) for s in states]],
+        ).fetchall()
+        return [row[0] for row in rows]
+
     def count_in_state(self, source: str, state: RecordState) -> int:
         return self.con.execute(
             "SELECT count(*) FROM records WHERE source = ? AND state = ?", [source, str(state)]

@@ -211,6 +211,7 @@ def _write_data(store: Store, source: str, config: str, splits: Sequence[str], d
     data_dir.mkdir(parents=True)
     schema = arrow_schema(source)
     assigner = SplitAssigner(config, store.split_assignments(config))
+    assigner.plan_new(store.record_ids(source, [RecordState.ACCEPTED]))
     stats = StatsCollector(splits)
     buffers: dict[str, list[dict[str, Any]]] = {split: [] for split in splits}
     counts = dict.fromkeys(splits, 0)

@@ -63,6 +63,34 @@ class SplitAssigner:
         self.existing = existing
         self.new: dict[str, str] = {}
 
+    def plan_new(self, record_ids: Iterable[str]) -> None:
+        """Assign every record not yet released, keeping each split non-empty where possible.
+
+        With a handful of records the formula can leave `test` empty, and `datasets` cannot load
+        a config with an empty split. A split that would stay empty takes, from the largest split,
+        the new record that ranks first for it (a seeded hash): deterministic from the ids, and
+        only ever new records move, so released assignments stay sticky.
+        """
+        new_ids = sorted(rid for rid in record_ids if rid not in self.existing)
+        for rid in new_ids:
+            self.new[rid] = compute_split(rid, self.config)
+        members: dict[str, list[str]] = {name: [] for name in split_names(self.config)}
+        for rid, split in list(self.existing.items()) + list(self.new.items()):
+            if split in members:
+                members[split].append(rid)
+        shares = dict(SPLIT_RATIOS[self.config])
+        for split, ids in members.items():
+            if ids or not shares[split]:
+                continue
+            donor = max(members, key=lambda name: (len([r for r in members[name] if r in self.new]), name))
+            movable = [r for r in members[donor] if r in self.new]
+            if len(movable) < 2:  # never empty the donor to fill another split
+                continue
+            chosen = min(movable, key=lambda r: hashlib.sha256(f"{split}:{r}".encode()).hexdigest())
+            members[donor].remove(chosen)
+            members[split].append(chosen)
+            self.new[chosen] = split
+
     def split_of(self, record_id: str) -> str:
         split = self.existing.get(record_id)
         if split is None:

@@ -35,7 +35,10 @@ def test_good_line_becomes_a_record_with_provenance(tmp_path: Path) -> None:
     assert record.record_id == make_record_id("hotpotqa", "h1", "What is alpha?")
     assert record.input.context == "Alpha beta." and record.output.ground_truth == {"a": "beta"}
     assert record.provenance.annotator == "ann" and record.provenance.authored_via == "file:authored.jsonl"
-    assert record.metadata.extra["answer"] == "beta"
+    # The seed answer belongs to the seed question only.
+    assert "answer" not in record.metadata.extra and record.metadata.extra["seed_question"] == "Seed?"
+    (seeded,) = run(tmp_path, line(question="Seed?")).records
+    assert seeded.metadata.extra["answer"] == "beta"
 
 
 def test_every_bad_line_is_rejected_with_its_line_number(tmp_path: Path) -> None:

@@ -299,3 +299,16 @@ def test_only_accepted_records_are_released(store, workspace, factory, judge_kwa
     for path in (result.path / "data").iterdir():
         released |= set(pq.read_table(path)["record_id"].to_pylist())
     assert released == {r.record_id for r in accepted[1:]}
+
+
+def test_small_releases_fill_every_split_and_stay_sticky(store, workspace, tmp_path, factory, judge_kwargs):
+    factory.add_records(store, "hotpotqa", range(4))
+    first = write_release(store, "hotpotqa", "1.0.0", workspace, **judge_kwargs)
+    assert all(first.counts.values()), first.counts  # the formula alone would leave a split empty
+    for split in ("train", "validation", "test"):
+        assert load(first.path, tmp_path, split=split).num_rows >= 1
+    before = store.split_assignments("default")
+    factory.add_records(store, "hotpotqa", range(4, 30))
+    write_release(store, "hotpotqa", "1.1.0", workspace, **judge_kwargs)
+    after = store.split_assignments("default")
+    assert {rid: after[rid] for rid in before} == before

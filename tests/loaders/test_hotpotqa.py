@@ -128,5 +128,5 @@ def test_build_context_separates_paragraphs_with_blank_lines() -> None:
 
 def test_embedded_sample_loads() -> None:
     result = load_hotpotqa(sample_path())
-    assert len(result.items) == 6 and not result.problems
+    assert len(result.items) == 7 and not result.problems
     assert {i.metadata["type"] for i in result.items} == {"bridge", "comparison"}

@@ -152,6 +152,15 @@ RECORDS = [
         [("Vesna Ilic", 0), ("Marta Oyelaran", 0)],
         ["Saltmouth Chess Club", "Vesna Ilic", "Marta Oyelaran"],
     ),
+    record(
+        "sob-sample-0007",
+        "Which is longer, Brannock Bridge or the Hollin Canal?",
+        "Hollin Canal",
+        "comparison",
+        "medium",
+        [("Brannock Bridge", 1), ("Hollin Canal", 0)],
+        ["Brannock Bridge", "Elsford", "Hollin Canal"],
+    ),
 ]
 
 
@@ -325,20 +334,24 @@ BAD = [
     ),
     # judge: the answer contradicts the seed answer (low accuracy)
     authored(
-        "sob-sample-0004",
-        Q["sob-sample-0004"],
+        "sob-sample-0007",
+        Q["sob-sample-0007"],
         obj(
             {
-                "bands": arr(obj({"name": s("band"), "formed_in": s("year", "integer")}), "the two bands"),
-                "formed_earlier": s("the band formed earlier"),
-                "comparison_basis": s("what is compared"),
+                "longer": s("the longer of the two"),
+                "bridge_length": s("length of Brannock Bridge as written"),
+                "canal_length": s("length of the Hollin Canal as written"),
             }
         ),
-        {
-            "bands": [{"name": "Quill", "formed_in": 1983}, {"name": "The Tidewaters", "formed_in": 1979}],
-            "formed_earlier": "Quill",
-            "comparison_basis": "formed",
-        },
+        {"longer": "Brannock Bridge", "bridge_length": "212 metres", "canal_length": "26 mile"},
+        "curator-c",
+    ),
+    # import: the same record twice in one file (the first is kept)
+    authored(
+        "sob-sample-0004",
+        Q["sob-sample-0004"],
+        obj({"a": s("a"), "b": s("b"), "c": s("c")}),
+        {"a": "Quill", "b": "Galway", "c": "Saltmouth"},
         "curator-c",
     ),
     # import: malformed JSON, an unknown source id, a missing field
