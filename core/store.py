@@ -17,9 +17,11 @@ from typing import Any
 import duckdb
 import pyarrow as pa
 
+from core.batching import batched
 from core.models import Reason, Record, RecordState, SourceItem, canonical_json, content_hash, utcnow
 
 STORE_FILENAME = "curation.duckdb"
+WRITE_BATCH = 2000  # rows per transaction: bounds memory, and each batch commits on its own
 
 
 class WorkspaceBusyError(RuntimeError):
@@ -148,6 +150,12 @@ class UpsertCounts:
     changed: int = 0
     unchanged: int = 0
 
+    def __iadd__(self, other: UpsertCounts) -> UpsertCounts:
+        self.new += other.new
+        self.changed += other.changed
+        self.unchanged += other.unchanged
+        return self
+
 
 def _json_or_none(value: Any) -> str | None:
     return None if value is None else json.dumps(value, ensure_ascii=False, default=str)
@@ -210,6 +218,13 @@ class Store:
 
     # -- source items ------------------------------------------------------------------------
     def upsert_source_items(self, items: Iterable[SourceItem], stage: str = "load") -> UpsertCounts:
+        """Insert new items, replace changed ones, leave unchanged ones alone (in bounded batches)."""
+        counts = UpsertCounts()
+        for chunk in batched(items, WRITE_BATCH):
+            counts += self._upsert_source_chunk(chunk, stage)
+        return counts
+
+    def _upsert_source_chunk(self, items: list[SourceItem], stage: str) -> UpsertCounts:
         counts = UpsertCounts()
         batch: dict[tuple[str, str], tuple[SourceItem, str]] = {}
         for item in items:
@@ -260,6 +275,12 @@ class Store:
         self, records: Iterable[Record], state: RecordState, stage: str, kind: str = "authored"
     ) -> UpsertCounts:
         """Insert new records or replace edited ones; an unchanged record is left alone."""
+        counts = UpsertCounts()
+        for chunk in batched(records, WRITE_BATCH):
+            counts += self._upsert_record_chunk(chunk, state, stage, kind)
+        return counts
+
+    def _upsert_record_chunk(self, records: list[Record], state: RecordState, stage: str, kind: str) -> UpsertCounts:
         counts = UpsertCounts()
         batch = {
             r.record_id: (r, content_hash(r.model_dump(mode="json", exclude={"provenance"}))) for r in records

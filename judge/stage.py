@@ -35,9 +35,10 @@ def run_judging(store: Store, source: str, judge: Judge, threshold: int) -> Coun
                     )
                     counts["judge_error"] += 1
                     continue
-                updated = record.model_copy(deep=True)
-                updated.provenance.judge = f"{verdict.judge}@{verdict.version}"
-                updated.provenance.judged_at = utcnow()
+                provenance = record.provenance.model_copy(
+                    update={"judge": f"{verdict.judge}@{verdict.version}", "judged_at": utcnow()}
+                )
+                updated = record.model_copy(update={"provenance": provenance})
                 failing = verdict.failing_dimensions()
                 reasons = [
                     Reason(

@@ -26,11 +26,13 @@ def run_validation(store: Store, source: str) -> Counter[str]:
             for item in chunk:
                 record = item.record
                 report, validated_output = validate_record(record)
-                updated = record.model_copy(deep=True)
+                # Shallow copies of the parts that change: a deep copy would copy the context too.
+                metadata = record.metadata
                 if report.complexity is not None:
-                    updated.metadata.schema_complexity = report.complexity.level
+                    metadata = metadata.model_copy(update={"schema_complexity": report.complexity.level})
+                output = record.output.model_copy(update={"validated_output": validated_output})
+                updated = record.model_copy(update={"metadata": metadata, "output": output})
                 if report.passed:
-                    updated.output.validated_output = validated_output
                     changes.append(
                         StateChange(
                             record.record_id,
