@@ -17,6 +17,8 @@ EXAMPLES = """examples:
   python -m build_split --source hotpotqa --sample --release 0.1.0
   python -m build_split --source hotpotqa --input hotpot_dev_distractor_v1.json --limit 500 --seed 1
   python -m build_split --source hotpotqa --authored curators.jsonl --release 0.2.0
+  python -m build_split --source ami --sample --release 0.1.0
+  python -m build_split --source olmocr --input bench_data --category tables --ocr-server cpu
   python -m build_split --source hotpotqa --status
 """
 
@@ -30,16 +32,12 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument(
-        "--source", required=True, choices=["hotpotqa", "olmocr", "ami"], help="which source to build"
-    )
+    parser.add_argument("--source", required=True, choices=["hotpotqa", "olmocr", "ami"], help="which source to build")
     parser.add_argument(
         "--workspace", type=Path, default=Path("workspace"), help="workspace folder (default ./workspace)"
     )
     inputs = parser.add_argument_group("source items")
-    inputs.add_argument(
-        "--sample", action="store_true", help="use the embedded sample and its authored records"
-    )
+    inputs.add_argument("--sample", action="store_true", help="use the embedded sample and its authored records")
     inputs.add_argument("--input", type=Path, help="local source files (a file or a folder)")
     inputs.add_argument("--from-hub", action="store_true", help="load the source from the Hugging Face Hub")
     inputs.add_argument("--limit", type=int, help="draw N items, stratified (HotpotQA: by type and level)")
@@ -50,27 +48,41 @@ def build_parser() -> argparse.ArgumentParser:
         default="all",
         help="HotpotQA: all ten paragraphs (default) or only those in supporting_facts",
     )
-    inputs.add_argument(
-        "--max-context-tokens", type=int, help="AMI: cut meetings into windows of about N tokens"
+    inputs.add_argument("--max-context-tokens", type=int, help="AMI: cut meetings into windows of about N tokens")
+    ocr = parser.add_argument_group("olmOCR-bench PDFs (--source olmocr)")
+    ocr.add_argument(
+        "--category",
+        action="append",
+        dest="categories",
+        metavar="NAME",
+        help="only this category (e.g. tables, multi_column, Headers/Footers); repeatable",
+    )
+    ocr.add_argument(
+        "--ocr-server",
+        metavar="cpu|URL",
+        help="'cpu' starts a Tesseract endpoint for the run; a URL uses any OpenAI-compatible olmOCR server; "
+        "unset on a GPU machine, olmocr starts vLLM itself",
+    )
+    ocr.add_argument("--ocr-markdown", type=Path, metavar="DIR", help="precomputed markdown instead of OCR")
+    ocr.add_argument("--ocr-model", help="model name the OCR server serves (default: olmocr's)")
+    ocr.add_argument(
+        "--min-ocr-pass-rate",
+        type=float,
+        default=0.5,
+        help="keep PDFs whose OCR passes at least this share of their olmOCR-bench tests (default 0.5)",
     )
     work = parser.add_argument_group("authoring, checks and release")
     work.add_argument("--authored", type=Path, help="JSONL of curators' records to import")
-    work.add_argument(
-        "--judge", choices=["heuristic"], default="heuristic", help="judge backend (default heuristic)"
-    )
+    work.add_argument("--judge", choices=["heuristic"], default="heuristic", help="judge backend (default heuristic)")
     work.add_argument(
         "--threshold",
         type=int,
         default=DEFAULT_THRESHOLD,
         help=f"reject a record scoring below this on any dimension (default {DEFAULT_THRESHOLD})",
     )
-    work.add_argument(
-        "--release", metavar="VERSION", help="write release VERSION (semantic version, e.g. 0.1.0)"
-    )
+    work.add_argument("--release", metavar="VERSION", help="write release VERSION (semantic version, e.g. 0.1.0)")
     report = parser.add_argument_group("reports (no work is done)")
-    report.add_argument(
-        "--status", action="store_true", help="print counts per state and per rejection reason"
-    )
+    report.add_argument("--status", action="store_true", help="print counts per state and per rejection reason")
     report.add_argument(
         "--rejections", action="store_true", help="list every rejected record and input line with its reasons"
     )
@@ -90,6 +102,11 @@ def main(argv: list[str] | None = None) -> int:
             seed=args.seed,
             context=args.context,
             max_context_tokens=args.max_context_tokens,
+            categories=args.categories,
+            ocr_server=args.ocr_server,
+            ocr_markdown=args.ocr_markdown,
+            ocr_model=args.ocr_model,
+            min_ocr_pass_rate=args.min_ocr_pass_rate,
             authored=args.authored,
             judge=args.judge,
             threshold=args.threshold,

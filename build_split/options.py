@@ -25,6 +25,11 @@ class RunOptions(BaseModel):
     seed: int = 0
     context: Literal["all", "supporting"] = "all"
     max_context_tokens: int | None = Field(default=None, ge=100)
+    categories: list[str] | None = None
+    ocr_server: str | None = None  # "cpu", a URL, or None (olmocr starts vLLM on a GPU)
+    ocr_markdown: Path | None = None
+    ocr_model: str | None = None
+    min_ocr_pass_rate: float = Field(default=0.5, ge=0.0, le=1.0)
     authored: Path | None = None
     judge: Literal["heuristic"] = "heuristic"
     threshold: int = Field(default=DEFAULT_THRESHOLD, ge=0, le=100)

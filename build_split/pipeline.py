@@ -45,9 +45,7 @@ def _load(store: Store, options: RunOptions, summary: RunSummary) -> None:
     by_origin: dict[str, list[tuple[int, str, list[Reason]]]] = {}
     for problem in result.problems:
         reason = Reason(stage="load", code=problem.code, message=f"line {problem.line_no}: {problem.message}")
-        by_origin.setdefault(f"load:{Path(problem.origin).name}", []).append(
-            (problem.line_no, problem.raw, [reason])
-        )
+        by_origin.setdefault(f"load:{problem.origin}", []).append((problem.line_no, problem.raw, [reason]))
     for origin, rows in by_origin.items():
         store.clear_import_rejections(options.source, origin)
         store.add_import_rejections(options.source, origin, rows)

@@ -33,6 +33,20 @@ def load_source(options: RunOptions) -> LoadResult:
         from loaders.ami import load_ami
 
         return load_ami(path, max_context_tokens=options.max_context_tokens)
-    raise SystemExit(
-        f"error: the {options.source} source is not available yet in this version of the toolkit"
-    )
+    if options.source == "olmocr":
+        from loaders.olmocr_bench import load_olmocr_bench
+
+        return load_olmocr_bench(
+            path,
+            workspace=options.workspace,
+            categories=options.categories,
+            markdown_dir=options.ocr_markdown,
+            # The embedded sample runs offline anywhere: OCR through the CPU endpoint unless told otherwise.
+            ocr_server=options.ocr_server or ("cpu" if options.sample else None),
+            min_ocr_pass_rate=options.min_ocr_pass_rate,
+            limit=options.limit,
+            seed=options.seed,
+            ocr_model=options.ocr_model,
+            echo=print,
+        )
+    raise ValueError(f"unknown source {options.source!r}")

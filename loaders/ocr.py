@@ -283,8 +283,8 @@ def run_olmocr(
 ) -> OcrRun:
     """OCR `pdfs` (key -> local path) with olmocr's pipeline in `workspace` and read the results.
 
-    PDFs the workspace has already done are not sent again. `api_key` goes to olmocr's
-    `--api_key` through the environment-free command line only when given.
+    PDFs the workspace has already done are not sent again. `model` and `api_key` become
+    olmocr's `--model` and `--api_key` (the key is masked in the kept log).
     """
     workspace.mkdir(parents=True, exist_ok=True)
     log_dir = workspace / "logs"

@@ -97,9 +97,7 @@ def run_tesseract(png: bytes, lang: str = "eng", timeout: float = 120.0) -> tupl
             page_w, page_h = int(cols[8]), int(cols[9])
         if level != 5 or not cols[11].strip():
             continue
-        words.append(
-            Word(int(cols[2]), int(cols[3]), int(cols[4]), *(int(c) for c in cols[6:10]), cols[11].strip())
-        )
+        words.append(Word(int(cols[2]), int(cols[3]), int(cols[4]), *(int(c) for c in cols[6:10]), cols[11].strip()))
     return words, page_w, page_h
 
 
@@ -278,6 +276,7 @@ class _Handler(BaseHTTPRequestHandler):
 
 class OcrHTTPServer(ThreadingHTTPServer):
     daemon_threads = True
+    request_queue_size = 256  # olmocr opens a connection per page, all at once
 
     def __init__(self, host: str, port: int, workers: int, verbose: bool = False) -> None:
         super().__init__((host, port), _Handler)

@@ -99,12 +99,18 @@ def bench_root(path: Path) -> Path:
     )
 
 
-def fetch_hub(categories: Iterable[str] | None = None, cache_dir: Path | None = None) -> Path:
-    """Download only the asked-for categories of `allenai/olmOCR-bench` and return its bench_data/."""
+def fetch_hub(
+    categories: Iterable[str] | None = None, pdfs: Iterable[str] | None = None, cache_dir: Path | None = None
+) -> Path:
+    """Download from `allenai/olmOCR-bench` only the asked-for categories' test files, and with
+    `pdfs` (paths relative to pdfs/) only those PDFs; return the local bench_data/ folder."""
     from huggingface_hub import snapshot_download
 
-    chosen = resolve_categories(categories, BENCH_CATEGORIES)
-    patterns = [f"{HUB_ROOT}/{c.tests}.jsonl" for c in chosen] + [f"{HUB_ROOT}/pdfs/{c.folder}/*" for c in chosen]
+    if pdfs is None:
+        chosen = resolve_categories(categories, BENCH_CATEGORIES)
+        patterns = [f"{HUB_ROOT}/{c.tests}.jsonl" for c in chosen]
+    else:
+        patterns = [f"{HUB_ROOT}/pdfs/{key}" for key in pdfs]
     local = snapshot_download(
         repo_id=HUB_REPO,
         repo_type="dataset",
@@ -178,6 +184,7 @@ def load_olmocr_bench(
     limit: int | None = None,
     seed: int = 0,
     ocr_model: str | None = None,
+    ocr_api_key: str | None = None,
     ocr_workers: int | None = None,
     echo: Callable[[str], None] | None = None,
 ) -> LoadResult:
@@ -185,12 +192,14 @@ def load_olmocr_bench(
 
     OCR comes from `markdown_dir` when given; otherwise olmocr's pipeline runs in
     `workspace/ocr` (resumable) with `ocr_server` = "cpu" (the Tesseract endpoint), an endpoint
-    URL, or None (olmocr starts vLLM on this machine's GPU). PDFs that pass at least
+    URL (`ocr_model`/`ocr_api_key` become olmocr's --model/--api_key), or None (olmocr starts
+    vLLM on this machine's GPU). PDFs that pass at least
     `min_ocr_pass_rate` of their tests become source items; the others, and PDFs that cannot
     be opened, have no tests or no OCR, come back as problems with the reason.
     """
     if not 0.0 <= min_ocr_pass_rate <= 1.0:
         raise ValueError(f"--min-ocr-pass-rate must be between 0 and 1, got {min_ocr_pass_rate}")
+    # From the Hub the test files come first; only the drawn PDFs are downloaded (step 2).
     root = bench_root(path) if path is not None else fetch_hub(categories)
     test_files = sorted(root.glob("*.jsonl"))
     available = [category_for(f.stem) for f in test_files]
@@ -207,23 +216,31 @@ def load_olmocr_bench(
         for key, line_no in _first_test_lines(test_file).items():
             if key not in pdfs:
                 pdfs[key] = BenchPdf(
-                    key, root / "pdfs" / key, _category_of_pdf(key, test_category), origin=str(test_file),
+                    key,
+                    root / "pdfs" / key,
+                    _category_of_pdf(key, test_category),
+                    origin=str(test_file),
                     first_line=line_no,
                 )
-    _untested(root, chosen, pdfs, result, whole_tree=categories is None)
+    if path is not None:
+        _untested(root, chosen, pdfs, result, whole_tree=categories is None)
 
     # 2. The draw, before any costly step.
     keys = sorted(pdfs)
     if limit is not None:
         keys = stratified_sample(keys, limit, seed, stratum=lambda k: pdfs[k].category.name, key=lambda k: k)
     selected = {k: pdfs[k] for k in keys}
+    if path is None and selected:
+        pdf_root = fetch_hub(pdfs=selected) / "pdfs"
+        for key, pdf in selected.items():
+            pdf.path = pdf_root / key
 
     # 3. Tests (olmocr's classes), for the drawn PDFs only.
-    seen_ids: set[str] = set()
     for test_file in test_files:
         if test_file.stem not in chosen_stems:
             continue
-        loaded = load_test_file(test_file, seen_ids, pdfs=set(selected))
+        # test ids are unique within a file, as olmocr's load_tests checks them
+        loaded = load_test_file(test_file, pdfs=set(selected))
         result.rows_read += loaded.lines
         result.problems.extend(loaded.problems)
         for key, tests in loaded.by_pdf.items():
@@ -254,6 +271,7 @@ def load_olmocr_bench(
             workspace / "ocr",
             server=ocr_server,
             model=ocr_model,
+            api_key=ocr_api_key,
             workers=ocr_workers,
             echo=echo,
         )
@@ -266,7 +284,9 @@ def load_olmocr_bench(
     return result
 
 
-def _untested(root: Path, chosen: list[Category], pdfs: dict[str, BenchPdf], result: LoadResult, whole_tree: bool) -> None:
+def _untested(
+    root: Path, chosen: list[Category], pdfs: dict[str, BenchPdf], result: LoadResult, whole_tree: bool
+) -> None:
     """PDFs under the chosen categories' folders (and, for the whole tree, anywhere under
     pdfs/) that no test names: each is a `no_tests` problem."""
     pdf_root = root / "pdfs"
@@ -277,14 +297,14 @@ def _untested(root: Path, chosen: list[Category], pdfs: dict[str, BenchPdf], res
             found.extend(folder.rglob("*.pdf"))
     if whole_tree:
         found.extend(pdf_root.rglob("*.pdf"))
-    for n, path in enumerate(sorted(set(found)), start=1):
+    for path in sorted(set(found)):
         key = path.relative_to(pdf_root).as_posix()
         if key in pdfs:
             continue
         result.problems.append(
             LoadProblem(
-                str(pdf_root / "(untested)"),
-                n,
+                str(path),
+                0,
                 "no_tests",
                 f"{key}: no olmOCR-bench test names this PDF, so its OCR cannot be checked "
                 "(add tests for it to a <category>.jsonl)",
@@ -294,8 +314,11 @@ def _untested(root: Path, chosen: list[Category], pdfs: dict[str, BenchPdf], res
 
 
 def _reject(result: LoadResult, pdf: BenchPdf, code: str, message: str, detail: dict[str, Any] | None = None) -> None:
-    raw = json.dumps({"pdf": pdf.key, "category": pdf.category.name, **(detail or {})}, ensure_ascii=False)
-    result.problems.append(LoadProblem(pdf.origin, pdf.first_line, code, message, raw))
+    """A PDF-level problem: its origin is the PDF, its line the first test naming it in `pdf.origin`."""
+    raw = json.dumps(
+        {"pdf": pdf.key, "category": pdf.category.name, "tests": pdf.origin, **(detail or {})}, ensure_ascii=False
+    )
+    result.problems.append(LoadProblem(str(pdf.path), pdf.first_line, code, message, raw))
 
 
 def _gate(pdf: BenchPdf, ocr: PdfOcr, engine: str, min_rate: float, result: LoadResult) -> SourceItem | None:

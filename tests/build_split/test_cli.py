@@ -168,3 +168,24 @@ def test_errors_say_what_to_do(tmp_path: Path, capsys: pytest.CaptureFixture[str
             timeout=60,
         )
     assert proc.returncode == 2 and "in use by another process" in proc.stderr
+
+
+@pytest.mark.parametrize(
+    ("source", "config", "accepted", "rejected", "reason"),
+    [
+        ("ami", "audio", 5, 2, "too_few_properties"),
+        ("olmocr", "image", 6, 2, "leaf_without_type"),
+    ],
+)
+def test_other_sources_sample_runs_end_to_end(
+    tmp_path: Path, source: str, config: str, accepted: int, rejected: int, reason: str
+) -> None:
+    ws = tmp_path / "ws"
+    assert run_cli("--source", source, "--sample", "--workspace", str(ws), "--release", "0.1.0") == 0
+    with Store.open(ws) as store:
+        assert store.state_counts(source) == {"accepted": accepted, "rejected": rejected}
+        assert reason in {code for _, code, _ in store.reason_counts(source)}
+    rows = datasets.load_dataset(str(ws / "releases" / config / "0.1.0"), split="train")
+    assert rows.num_rows == accepted
+    extra = {"ami": ["meeting_id", "num_speakers"], "olmocr": ["source_pdf", "source_category"]}[source]
+    assert all(rows[0][column] not in (None, "") for column in extra)

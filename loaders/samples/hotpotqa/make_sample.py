@@ -214,7 +214,9 @@ GOOD = [
         obj(
             {
                 "books": arr(
-                    obj({"title": s("novel title"), "author": s("its author"), "nationality": s("author's nationality")}),
+                    obj(
+                        {"title": s("novel title"), "author": s("its author"), "nationality": s("author's nationality")}
+                    ),
                     "each novel compared, with its author",
                 ),
                 "same_nationality": s("whether the two authors share a nationality", "boolean"),
