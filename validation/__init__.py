@@ -7,14 +7,13 @@ from validation.complexity import assess_complexity
 from validation.ground_truth import check_ground_truth, compiled_validator
 from validation.grounding import NormalizedContext, check_grounding, normalize_context, normalize_text
 from validation.limits import check_nesting
-from validation.pipeline import RecordValidation, apply_validation, validate_many, validate_record
+from validation.pipeline import RecordValidation, validate_many, validate_record
 from validation.pydantic_check import check_pydantic, parse_record
 from validation.schema_check import check_schema
 
 __all__ = [
     "NormalizedContext",
     "RecordValidation",
-    "apply_validation",
     "assess_complexity",
     "canonical_ground_truth",
     "check_alignment",

@@ -19,7 +19,12 @@ from typing import Any
 from core.verdicts import ValidationFailure
 from validation import paths
 from validation.cache import BoundedCache, schema_key
-from validation.limits import MAX_GROUND_TRUTH_NESTING, MAX_SCHEMA_NESTING
+from validation.limits import (
+    MAX_GROUND_TRUTH_CONTAINERS,
+    MAX_GROUND_TRUTH_NESTING,
+    MAX_SCHEMA_CONTAINERS,
+    MAX_SCHEMA_NESTING,
+)
 from validation.schema_nav import (
     is_array_schema,
     is_object_schema,
@@ -50,7 +55,7 @@ def check_schema_structure(schema: dict[str, Any], *, key: str | None = None) ->
     cached = _structure_cache.get(key)
     if cached is None:
         cached = _structure_cache.put(key, tuple(_structure_failures(schema)))
-    return list(cached)
+    return [f.model_copy() for f in cached]  # copies: reports may be edited by their owners
 
 
 def _structure_failures(schema: dict[str, Any]) -> list[ValidationFailure]:
@@ -68,7 +73,9 @@ def _structure_failures(schema: dict[str, Any]) -> list[ValidationFailure]:
             )
         )
     stack: list[tuple[Any, str, int]] = [(schema, "$", 0)]
-    while stack:
+    budget = MAX_SCHEMA_CONTAINERS  # ends even on a schema built in Python that contains itself
+    while stack and budget > 0:
+        budget -= 1
         node, path, depth = stack.pop()
         if depth > MAX_SCHEMA_NESTING:
             continue
@@ -107,9 +114,8 @@ def _structure_failures(schema: dict[str, Any]) -> list[ValidationFailure]:
                 children.extend((sub, paths.index(base, i)) for i, sub in enumerate(node["prefixItems"]))
         elif "type" not in node and not combined:
             failures.append(_fail("leaf_without_type", "a leaf schema must declare a `type`", path))
-        for keyword in ("additionalProperties",):
-            if isinstance(node.get(keyword), dict):
-                children.append((node[keyword], paths.child(path, keyword)))
+        if isinstance(node.get("additionalProperties"), dict):  # a map's values are data too
+            children.append((node["additionalProperties"], paths.child(path, "additionalProperties")))
         if isinstance(node.get("patternProperties"), dict):
             base = paths.child(path, "patternProperties")
             children.extend((sub, paths.child(base, name)) for name, sub in node["patternProperties"].items())
@@ -119,7 +125,7 @@ def _structure_failures(schema: dict[str, Any]) -> list[ValidationFailure]:
 
 def _required_failures(node: dict[str, Any], properties: dict[str, Any], path: str) -> list[ValidationFailure]:
     required = node.get("required")
-    listed = set(required) if isinstance(required, list) else set()
+    listed = {name for name in required if isinstance(name, str)} if isinstance(required, list) else set()
     base = paths.child(path, "properties")
     return [
         _fail("required_incomplete", f"property {name!r} is not listed in `required`", paths.child(base, name))
@@ -131,7 +137,9 @@ def _required_failures(node: dict[str, Any], properties: dict[str, Any], path: s
 def check_data_alignment(schema: dict[str, Any], ground_truth: Any) -> list[ValidationFailure]:
     failures: list[ValidationFailure] = []
     stack: list[tuple[Any, Any, str, int]] = [(schema, ground_truth, "$", 0)]
-    while stack:
+    budget = MAX_GROUND_TRUTH_CONTAINERS * 4  # containers and scalars: ends on any input
+    while stack and budget > 0:
+        budget -= 1
         node, value, path, depth = stack.pop()
         if depth > MAX_GROUND_TRUTH_NESTING:
             continue
@@ -141,7 +149,9 @@ def check_data_alignment(schema: dict[str, Any], ground_truth: Any) -> list[Vali
             failures.append(_fail("empty_array", "empty arrays are not allowed in the ground truth", path))
         if not isinstance(value, dict | list):
             continue  # scalars and null: nothing beneath
-        described = select(node, value, schema)
+        # Without a schema here (undeclared key, type mismatch, untyped leaf) the walk goes on, schema-less,
+        # so empty arrays and objects are found anywhere in the ground truth.
+        described = select(node, value, schema) if node is not None else None
         children: list[tuple[Any, Any, str]] = []
         if isinstance(value, dict) and is_object_schema(described):
             assert described is not None
@@ -155,12 +165,15 @@ def check_data_alignment(schema: dict[str, Any], ground_truth: Any) -> list[Vali
             for name, sub in value.items():
                 declared, sub_schema = property_schema(described, name)
                 where = paths.child(path, name)
-                if declared:
-                    children.append((sub_schema, sub, where))
-                else:
+                if not declared:
                     failures.append(_fail("undeclared_key", f"key {name!r} is not declared by the schema", where))
+                children.append((sub_schema if declared else None, sub, where))
         elif isinstance(value, list) and is_array_schema(described):
             assert described is not None
             children.extend((item_schema(described, i), sub, paths.index(path, i)) for i, sub in enumerate(value))
+        elif isinstance(value, dict):
+            children.extend((None, sub, paths.child(path, name)) for name, sub in value.items())
+        else:
+            children.extend((None, sub, paths.index(path, i)) for i, sub in enumerate(value))
         stack.extend((sub_schema, sub, where, depth + 1) for sub_schema, sub, where in reversed(children))
     return failures

@@ -32,7 +32,10 @@ class BoundedCache(Generic[V]):
             return None
         value = self._data.get(key)
         if value is not None:
-            self._data.move_to_end(key)
+            try:
+                self._data.move_to_end(key)
+            except KeyError:  # evicted by another thread meanwhile: the value is still good
+                pass
         return value
 
     def put(self, key: str | None, value: V) -> V:

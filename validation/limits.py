@@ -1,5 +1,6 @@
-"""Nesting limits, checked first and without recursion, so hostile input cannot blow the stack of
-the recursive checks (jsonschema's validators, canonical JSON hashing) that run afterwards."""
+"""Size limits, checked first, so hostile input cannot blow the stack of the recursive checks that run
+afterwards (jsonschema's validators, canonical JSON hashing) or make any walk run for ever (a structure
+built in Python, not parsed from JSON, may share its parts or even contain itself)."""
 
 from __future__ import annotations
 
@@ -11,40 +12,65 @@ from core.verdicts import ValidationFailure
 # (`properties` plus the property's schema), so its limit is a little over twice the data's.
 MAX_GROUND_TRUTH_NESTING = 32
 MAX_SCHEMA_NESTING = 80
+# Containers in all: far above any real record (a schema of thousands of properties, a ground truth of
+# a hundred thousand objects), low enough that no check runs for long.
+MAX_GROUND_TRUTH_CONTAINERS = 200_000
+MAX_SCHEMA_CONTAINERS = 20_000
 
 
-def nesting_depth(value: Any, limit: int) -> int:
-    """Containers on the longest path (a scalar is 0, `{}` is 1), counting no further than limit + 1."""
-    deepest = 0
-    stack: list[tuple[Any, int]] = [(value, 1)]
-    while stack:
-        node, depth = stack.pop()
-        if not isinstance(node, dict | list):
-            continue
-        deepest = max(deepest, depth)
-        if depth > limit:
-            return depth  # enough to know the limit is exceeded; also stops on cyclic structures
-        children = node.values() if isinstance(node, dict) else node
-        stack.extend((item, depth + 1) for item in children if isinstance(item, dict | list))
+def measure(value: Any, depth_limit: int, size_limit: int) -> tuple[int, int]:
+    """(containers on the longest path, containers visited): a scalar is (0, 0), `{}` is (1, 1).
+    Stops as soon as either limit is passed, so it is safe on any input; recursive, but never more
+    than depth_limit + 1 calls deep."""
+    if not isinstance(value, dict | list):
+        return 0, 0
+    visited = [0]
+    return _walk(value, depth_limit, size_limit, 1, visited), visited[0]
+
+
+def _walk(node: dict[str, Any] | list[Any], depth_limit: int, size_limit: int, level: int, visited: list[int]) -> int:
+    visited[0] += 1
+    if level > depth_limit or visited[0] > size_limit:
+        return level
+    deepest = level
+    for child in node.values() if isinstance(node, dict) else node:
+        if isinstance(child, dict | list):
+            deepest = max(deepest, _walk(child, depth_limit, size_limit, level + 1, visited))
+            if deepest > depth_limit or visited[0] > size_limit:
+                break
     return deepest
 
 
+def nesting_depth(value: Any, limit: int) -> int:
+    """Containers on the longest path, counting no further than limit + 1."""
+    return measure(value, limit, MAX_GROUND_TRUTH_CONTAINERS)[0]
+
+
 def check_nesting(schema: Any, ground_truth: Any) -> list[ValidationFailure]:
+    """Depth and size of both: run before anything else walks or hashes them."""
     failures = []
-    if nesting_depth(schema, MAX_SCHEMA_NESTING) > MAX_SCHEMA_NESTING:
-        failures.append(
-            ValidationFailure(
-                check="json_schema",
-                code="schema_too_deep",
-                message=f"the schema nests more than {MAX_SCHEMA_NESTING} objects/arrays",
-            )
-        )
-    if nesting_depth(ground_truth, MAX_GROUND_TRUTH_NESTING) > MAX_GROUND_TRUTH_NESTING:
-        failures.append(
-            ValidationFailure(
-                check="ground_truth",
-                code="ground_truth_too_deep",
-                message=f"the ground truth nests more than {MAX_GROUND_TRUTH_NESTING} objects/arrays",
-            )
-        )
+    schema_size = measure(schema, MAX_SCHEMA_NESTING, MAX_SCHEMA_CONTAINERS)
+    failures += _failures("json_schema", "schema", schema_size, MAX_SCHEMA_NESTING, MAX_SCHEMA_CONTAINERS)
+    size = measure(ground_truth, MAX_GROUND_TRUTH_NESTING, MAX_GROUND_TRUTH_CONTAINERS)
+    failures += _failures("ground_truth", "ground_truth", size, MAX_GROUND_TRUTH_NESTING, MAX_GROUND_TRUTH_CONTAINERS)
     return failures
+
+
+def _failures(
+    check: str, what: str, size: tuple[int, int], depth_limit: int, size_limit: int
+) -> list[ValidationFailure]:
+    depth, containers = size
+    name = what.replace("_", " ")
+    if depth > depth_limit:
+        return [
+            ValidationFailure(
+                check=check, code=f"{what}_too_deep", message=f"the {name} nests more than {depth_limit} objects/arrays"
+            )
+        ]
+    if containers > size_limit:
+        return [
+            ValidationFailure(
+                check=check, code=f"{what}_too_large", message=f"the {name} has more than {size_limit} objects/arrays"
+            )
+        ]
+    return []

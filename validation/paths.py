@@ -1,9 +1,16 @@
-"""JSONPath-like locations (`$.entities[0].name`) shared by every check, so paths read the same."""
+"""JSONPath-like locations (`$.entities[0].name`) and message lengths shared by every check, so failures
+read the same whichever check reports them."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterable
+
+MAX_MESSAGE = 300  # messages quote offending values; a 1 MB string must not land in every report
+
+
+def shorten(text: str) -> str:
+    return text if len(text) <= MAX_MESSAGE else text[: MAX_MESSAGE - 3] + "..."
 
 
 def child(path: str, key: str) -> str:

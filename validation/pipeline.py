@@ -26,9 +26,10 @@ class RecordValidation(NamedTuple):
 
 
 def validate_record(record: Record) -> tuple[ValidationReport, dict[str, Any] | None]:
-    """All checks, schema first. A schema that is no schema (or fails a metaschema, or nests too deeply)
-    skips what needs it (ground-truth validation, alignment, complexity); the rest still runs.
-    Grounding needs only the ground truth and the context, so it runs whenever the context is text.
+    """All checks, schema first. A schema that is no schema (or fails a metaschema, or is too deep or
+    large) skips what needs it (ground-truth validation, alignment, complexity); the rest still runs.
+    A ground truth too deep or large skips what walks it. Grounding needs only the ground truth and the
+    context, so it runs whatever the schema.
 
     Fields are read from the record as they are (they may have been assigned after construction, which
     pydantic does not check); the pydantic check reports such fields and the other checks cope with them.
@@ -37,30 +38,45 @@ def validate_record(record: Record) -> tuple[ValidationReport, dict[str, Any] | 
     ground_truth: Any = record.output.ground_truth
     context: Any = record.input.context
 
-    failures: list[ValidationFailure] = check_pydantic(record)
+    # Sizes first: nothing may walk, copy or hash an oversized (or self-containing) part.
     nesting = check_nesting(schema, ground_truth)
+    schema_too_big = any(f.check == "json_schema" for f in nesting)
+    ground_truth_too_big = any(f.check == "ground_truth" for f in nesting)
+    failures: list[ValidationFailure] = check_pydantic(_without_oversized(record, schema_too_big, ground_truth_too_big))
     failures += nesting
-    schema_too_deep = any(f.code == "schema_too_deep" for f in nesting)
-    ground_truth_too_deep = any(f.code == "ground_truth_too_deep" for f in nesting)
+    key = schema_key(schema) if isinstance(schema, dict) and not schema_too_big else None  # one hash, every cache
 
     complexity = None
-    if not schema_too_deep:
-        key = schema_key(schema) if isinstance(schema, dict) else None
+    if not schema_too_big:
         schema_failures = check_schema(schema, key=key)
         failures += schema_failures
         if is_schema_usable(schema_failures):
-            if ground_truth_too_deep:
+            if ground_truth_too_big:
                 failures += check_schema_structure(schema, key=key)
             else:
                 failures += check_ground_truth(ground_truth, schema, key=key)
                 failures += check_alignment(schema, ground_truth, key=key)
             complexity = assess_complexity(schema, key=key)
 
-    grounding = check_grounding(ground_truth, context) if isinstance(context, str) else None
+    grounding = None
+    if isinstance(context, str) and not ground_truth_too_big:
+        grounding = check_grounding(ground_truth, context)
     passed = not failures
     report = ValidationReport(passed=passed, failures=failures, grounding=grounding, complexity=complexity)
     validated_output = canonical_ground_truth(ground_truth, schema) if passed else None
     return report, validated_output
+
+
+def _without_oversized(record: Record, schema: bool, ground_truth: bool) -> Record:
+    """The record with oversized parts emptied (same type), for the pydantic check to copy safely."""
+    if not (schema or ground_truth):
+        return record
+    updated = record.model_copy(deep=False)
+    if schema:
+        updated.input = record.input.model_copy(update={"json_schema": type(record.input.json_schema)()})
+    if ground_truth:
+        updated.output = record.output.model_copy(update={"ground_truth": type(record.output.ground_truth)()})
+    return updated
 
 
 def validate_many(records: Iterable[Record]) -> Iterator[RecordValidation]:
@@ -68,13 +84,3 @@ def validate_many(records: Iterable[Record]) -> Iterator[RecordValidation]:
     for record in records:
         report, validated_output = validate_record(record)
         yield RecordValidation(record, report, validated_output)
-
-
-def apply_validation(record: Record, report: ValidationReport, validated_output: dict[str, Any] | None) -> Record:
-    """A copy of the record carrying the result: `output.validated_output` and, when known,
-    `metadata.schema_complexity`. (Moving the record's state is the caller's business.)"""
-    output = record.output.model_copy(update={"validated_output": validated_output})
-    metadata = record.metadata
-    if report.complexity is not None:
-        metadata = metadata.model_copy(update={"schema_complexity": report.complexity.level})
-    return record.model_copy(update={"output": output, "metadata": metadata})

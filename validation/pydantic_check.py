@@ -14,7 +14,6 @@ from core.verdicts import ValidationFailure
 from validation import paths
 
 CHECK = "pydantic"
-MAX_MESSAGE = 300
 
 
 def parse_record(data: Record | Mapping[str, Any] | Any) -> tuple[Record | None, list[ValidationFailure]]:
@@ -24,7 +23,9 @@ def parse_record(data: Record | Mapping[str, Any] | Any) -> tuple[Record | None,
             # warnings off: a wrongly typed field is reported below by validation, not as a warning
             data = data.model_dump(warnings=False)
         except PydanticSerializationError as exc:
-            return None, [ValidationFailure(check=CHECK, code="pydantic_serialization", message=_short(str(exc)))]
+            return None, [
+                ValidationFailure(check=CHECK, code="pydantic_serialization", message=paths.shorten(str(exc)))
+            ]
     try:
         return Record.model_validate(data), []
     except ValidationError as exc:
@@ -39,9 +40,5 @@ def check_pydantic(data: Record | Mapping[str, Any] | Any) -> list[ValidationFai
 def _failure(error: Any) -> ValidationFailure:
     path = paths.join(error["loc"])
     return ValidationFailure(
-        check=CHECK, code=f"pydantic_{error['type']}", message=_short(f"{path}: {error['msg']}"), path=path
+        check=CHECK, code=f"pydantic_{error['type']}", message=paths.shorten(f"{path}: {error['msg']}"), path=path
     )
-
-
-def _short(text: str) -> str:
-    return text if len(text) <= MAX_MESSAGE else text[: MAX_MESSAGE - 3] + "..."

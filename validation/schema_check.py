@@ -6,8 +6,10 @@ are slow to resolve), which is too slow for tens of thousands of mostly distinct
 decomposed: every subschema node is validated against a *shallow* copy of the official metaschema, where
 each place the metaschema recurses into a subschema (`$dynamicRef: "#meta"`, Draft 7's `$ref: "#"`)
 only asks for an object or boolean, and this module walks into those subschemas itself. The errors are
-the official metaschema's, at the same paths; nodes that look alike (same keywords, annotation text
-aside) are checked once, and whole schemas are cached by their canonical hash.
+the official metaschema's, at the same paths (where the official check can only say that a whole
+subschema matches no alternative, as for Draft 7's `items`, the error is reported inside it, at the
+offending keyword); nodes that look alike (same keywords, annotation text aside) are checked once, and
+whole schemas are cached by their canonical hash.
 """
 
 from __future__ import annotations
@@ -28,10 +30,9 @@ from referencing import Registry, Resource
 from core.verdicts import ValidationFailure
 from validation import paths
 from validation.cache import BoundedCache, schema_key
-from validation.limits import MAX_SCHEMA_NESTING
+from validation.limits import MAX_SCHEMA_CONTAINERS, MAX_SCHEMA_NESTING
 
 CHECK = "json_schema"
-MAX_MESSAGE = 300
 
 # Where each draft's metaschema recurses into subschemas: a schema, an array of schemas, a map of them.
 # (Draft 7's `items` may be a schema or an array of schemas; `dependencies` values a schema or names.)
@@ -140,7 +141,7 @@ class _Dialect:
         if cached is not None:
             return cached
         found = tuple(
-            (tuple(error.absolute_path), _short(f"{error.validator}: {error.message}"))
+            (tuple(error.absolute_path), paths.shorten(f"{error.validator}: {error.message}"))
             for error in self.validator.iter_errors(shallow)
         )
         return self.nodes.put(key, found)
@@ -155,10 +156,13 @@ _DIALECTS = (
 def _iter_nodes(
     schema: dict[str, Any], positions: tuple[frozenset[str], frozenset[str], frozenset[str]]
 ) -> Iterator[tuple[tuple[str | int, ...], dict[str, Any]]]:
-    """Every subschema that is an object, in document order, with its location (bounded depth)."""
+    """Every subschema that is an object, in document order, with its location. Bounded in depth and
+    count, so even a schema built in Python that contains itself ends (`check_nesting` reports those)."""
     single, arrays, maps = positions
     stack: list[tuple[tuple[str | int, ...], dict[str, Any]]] = [((), schema)]
-    while stack:
+    budget = MAX_SCHEMA_CONTAINERS
+    while stack and budget > 0:
+        budget -= 1
         where, node = stack.pop()
         yield where, node
         if len(where) > MAX_SCHEMA_NESTING:
@@ -220,10 +224,6 @@ def _restore_names(rel: tuple[str | int, ...], renamed: dict[str, list[str]]) ->
     return rel
 
 
-def _short(text: str) -> str:
-    return text if len(text) <= MAX_MESSAGE else text[: MAX_MESSAGE - 3] + "..."
-
-
 _results: BoundedCache[tuple[ValidationFailure, ...]] = BoundedCache(65536)
 
 
@@ -235,13 +235,13 @@ def check_schema(schema: Any, *, key: str | None = None) -> list[ValidationFailu
                 check=CHECK,
                 code="schema_not_a_schema",
                 message=f"the schema must be a JSON object, got {type(schema).__name__}: "
-                f"{_short(reprlib.repr(schema))}",
+                f"{paths.shorten(reprlib.repr(schema))}",
             )
         ]
     key = key or schema_key(schema)
     cached = _results.get(key)
     if cached is not None:
-        return list(cached)
+        return [f.model_copy() for f in cached]  # copies: reports may be edited by their owners
     failures: list[ValidationFailure] = []
     top = schema.get("type")
     if top != "object" and top != ["object"]:
@@ -249,21 +249,22 @@ def check_schema(schema: Any, *, key: str | None = None) -> list[ValidationFailu
             ValidationFailure(
                 check=CHECK,
                 code="schema_not_object",
-                message=f"the top-level schema must have `type: object`, got {_short(reprlib.repr(top))}",
+                message=f"the top-level schema must have `type: object`, got {paths.shorten(reprlib.repr(top))}",
                 path="$.type",
             )
         )
     for dialect in _DIALECTS:
         failures.extend(dialect.errors(schema))
-    return list(_results.put(key, tuple(failures)))
+    _results.put(key, tuple(f.model_copy() for f in failures))
+    return failures
+
+
+BLOCKING_CODES = frozenset(
+    {"schema_not_a_schema", "schema_invalid_2020_12", "schema_invalid_draft7", "schema_too_deep", "schema_too_large"}
+)
 
 
 def is_schema_usable(failures: list[ValidationFailure]) -> bool:
     """Checks that need a schema can run unless it is no schema at all or fails a metaschema
     (a valid schema that is not an object at the top is still usable)."""
     return not any(f.code in BLOCKING_CODES for f in failures)
-
-
-BLOCKING_CODES = frozenset(
-    {"schema_not_a_schema", "schema_invalid_2020_12", "schema_invalid_draft7", "schema_too_deep"}
-)
