@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: demo test lint bench clean
+.PHONY: demo test system-deps bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -13,14 +13,19 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 demo: $(STAMP)
-	$(PY) -m build_split --source hotpotqa --sample --release 0.1.0
+	$(PY) -m build_split --source ami --sample --release 0.1.0
 
-test: $(STAMP)
+system-deps:
+	bash scripts/install_system_deps.sh
+
+test: $(STAMP) system-deps
 	$(VENV)/bin/ruff check .
 	$(PY) -m pytest
 
 bench: $(STAMP)
-	$(PY) benchmarks/bench_text_pipeline.py
+	$(PY) benchmarks/bench_text_pipeline.py --records 25000
+	$(PY) benchmarks/bench_ami.py
+	$(PY) benchmarks/bench_ocr.py
 
 clean:
 	rm -rf $(VENV) workspace

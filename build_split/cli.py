@@ -73,7 +73,29 @@ def build_parser() -> argparse.ArgumentParser:
     )
     work = parser.add_argument_group("authoring, checks and release")
     work.add_argument("--authored", type=Path, help="JSONL of curators' records to import")
-    work.add_argument("--judge", choices=["heuristic"], default="heuristic", help="judge backend (default heuristic)")
+    work.add_argument(
+        "--judge",
+        choices=["heuristic", "gemini", "openai"],
+        help="judge: gemini (default when GEMINI_API_KEY or GOOGLE_API_KEY is set, model gemini-2.5-pro), "
+        "openai (any OpenAI-compatible server), or heuristic (offline, free; the default otherwise)",
+    )
+    work.add_argument("--judge-model", help="model of the LLM judge (default gemini-2.5-pro / gpt-4o)")
+    work.add_argument("--prefilter", action="store_true", help="run the free heuristic judge before the LLM judge")
+    llm = parser.add_argument_group("LLM drafts and calls")
+    llm.add_argument("--draft", action="store_true", help="draft a question, schema and answer for new source items")
+    llm.add_argument("--draft-model", help="drafting model (default gemini-2.5-flash / gpt-4o-mini)")
+    llm.add_argument("--draft-limit", type=int, help="draft at most N items in this run")
+    llm.add_argument(
+        "--llm-base-url", help="send LLM calls to this endpoint (else GOOGLE_GEMINI_BASE_URL / OPENAI_BASE_URL)"
+    )
+    llm.add_argument("--concurrency", type=int, default=8, help="LLM requests in flight at once (default 8)")
+    llm.add_argument("--rpm", type=float, help="at most this many LLM requests per minute")
+    llm.add_argument("--llm-timeout", type=float, default=120.0, help="seconds before an LLM request times out")
+    llm.add_argument(
+        "--batch",
+        action="store_true",
+        help="submit drafts and judgements as Gemini batch jobs; later runs collect the results",
+    )
     work.add_argument(
         "--threshold",
         type=int,
@@ -87,6 +109,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--rejections", action="store_true", help="list every rejected record and input line with its reasons"
     )
     return parser
+
+
+def default_judge() -> str:
+    """Gemini judges when a key is configured; otherwise the free offline judge."""
+    from core.llm.gemini_backend import gemini_credentials_available
+
+    return "gemini" if gemini_credentials_available() else "heuristic"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -108,7 +137,17 @@ def main(argv: list[str] | None = None) -> int:
             ocr_model=args.ocr_model,
             min_ocr_pass_rate=args.min_ocr_pass_rate,
             authored=args.authored,
-            judge=args.judge,
+            judge=args.judge or default_judge(),
+            judge_model=args.judge_model,
+            prefilter=args.prefilter,
+            draft=args.draft,
+            draft_model=args.draft_model,
+            draft_limit=args.draft_limit,
+            llm_base_url=args.llm_base_url,
+            concurrency=args.concurrency,
+            rpm=args.rpm,
+            llm_timeout=args.llm_timeout,
+            batch=args.batch,
             threshold=args.threshold,
             release=args.release,
         )

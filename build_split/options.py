@@ -31,7 +31,17 @@ class RunOptions(BaseModel):
     ocr_model: str | None = None
     min_ocr_pass_rate: float = Field(default=0.5, ge=0.0, le=1.0)
     authored: Path | None = None
-    judge: Literal["heuristic"] = "heuristic"
+    judge: Literal["heuristic", "gemini", "openai"] = "heuristic"
+    judge_model: str | None = None
+    prefilter: bool = False
+    draft: bool = False
+    draft_model: str | None = None
+    draft_limit: int | None = Field(default=None, ge=1)
+    llm_base_url: str | None = None
+    concurrency: int = Field(default=8, ge=1, le=1024)
+    rpm: float | None = Field(default=None, gt=0)
+    llm_timeout: float = Field(default=120.0, gt=0)
+    batch: bool = False
     threshold: int = Field(default=DEFAULT_THRESHOLD, ge=0, le=100)
     release: str | None = None
     status_only: bool = False

@@ -11,13 +11,18 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from authoring.drafts import run_drafting
 from authoring.file_import import import_authored
 from build_split.options import RunOptions
 from build_split.sources import load_source, sample_authored
+from core.llm.settings import DEFAULT_DRAFT_MODEL, DEFAULT_JUDGE_MODEL, LLMSettings, make_stage_client
+from core.llm.usage import UsageTally
 from core.models import Reason, RecordState
 from core.store import Store
 from core.version import TOOLKIT_VERSION
 from judge.heuristic import HeuristicJudge
+from judge.llm_judge import LLMJudge
+from judge.llm_stage import run_llm_judging
 from judge.stage import run_judging
 from validation.stage import run_validation
 
@@ -34,6 +39,8 @@ class RunSummary:
     import_rejections: int = 0
     validation: Counter[str] = field(default_factory=Counter)
     judging: Counter[str] = field(default_factory=Counter)
+    drafting: Counter[str] = field(default_factory=Counter)
+    llm_usage: list[str] = field(default_factory=list)
     release_path: Path | None = None
     release_status: str | None = None
 
@@ -61,10 +68,42 @@ def _import(store: Store, options: RunOptions, path: Path, summary: RunSummary) 
     summary.import_rejections = len(result.rejections)
 
 
-def make_judge(name: str) -> HeuristicJudge:
-    if name == "heuristic":
-        return HeuristicJudge()
-    raise UsageError(f"unknown judge {name!r}")
+def llm_settings(options: RunOptions, backend: str, model: str | None, defaults: dict[str, str]) -> LLMSettings:
+    return LLMSettings(
+        backend=backend,
+        model=model or defaults[backend],
+        base_url=options.llm_base_url,
+        concurrency=options.concurrency,
+        rpm=options.rpm,
+        timeout_s=options.llm_timeout,
+    )
+
+
+def _draft(store: Store, options: RunOptions, tally: UsageTally, summary: RunSummary) -> None:
+    backend = options.judge if options.judge != "heuristic" else "gemini"
+    settings = llm_settings(options, backend, options.draft_model, DEFAULT_DRAFT_MODEL)
+    client, runner = make_stage_client(
+        store, settings, stage="draft", source=options.source, tally=tally, batch=options.batch
+    )
+    summary.drafting = run_drafting(store, options.source, client, limit=options.draft_limit, batch=runner)
+
+
+def _judge(store: Store, options: RunOptions, tally: UsageTally, summary: RunSummary) -> tuple[str, str]:
+    """Run the chosen judge; returns its name and version for the release manifest."""
+    if options.judge == "heuristic":
+        judge = HeuristicJudge()
+        summary.judging = run_judging(store, options.source, judge, options.threshold)
+        return judge.name, judge.version
+    settings = llm_settings(options, options.judge, options.judge_model, DEFAULT_JUDGE_MODEL)
+    client, runner = make_stage_client(
+        store, settings, stage="judge", source=options.source, tally=tally, batch=options.batch
+    )
+    llm_judge = LLMJudge(client)
+    prefilter = HeuristicJudge() if options.prefilter else None
+    summary.judging = run_llm_judging(
+        store, options.source, llm_judge, options.threshold, prefilter=prefilter, batch=runner
+    )
+    return llm_judge.name, llm_judge.version
 
 
 def run(options: RunOptions, echo: Callable[[str], None] = print) -> RunSummary:
@@ -77,12 +116,16 @@ def run(options: RunOptions, echo: Callable[[str], None] = print) -> RunSummary:
                 f"the workspace {options.workspace} has no {options.source} source items yet: "
                 "pass --input PATH, --sample (the embedded sample) or --from-hub"
             )
+        tally = UsageTally()
+        if options.draft:
+            _draft(store, options, tally, summary)
         authored = options.authored or (sample_authored(options.source) if options.sample else None)
         if authored is not None:
             _import(store, options, authored, summary)
         summary.validation = run_validation(store, options.source)
-        judge = make_judge(options.judge)
-        summary.judging = run_judging(store, options.source, judge, options.threshold)
+        judge_name, judge_version = _judge(store, options, tally, summary)
+        summary.llm_usage = tally.report()
+        tally.save(store.con)
         if options.release:
             from exports.release import write_release
 
@@ -91,8 +134,8 @@ def run(options: RunOptions, echo: Callable[[str], None] = print) -> RunSummary:
                 options.source,
                 options.release,
                 options.workspace,
-                judge_name=judge.name,
-                judge_version=judge.version,
+                judge_name=judge_name,
+                judge_version=judge_version,
                 threshold=options.threshold,
                 toolkit_version=TOOLKIT_VERSION,
             )
@@ -107,8 +150,12 @@ def report_run(store: Store, options: RunOptions, summary: RunSummary, echo: Cal
         echo(f"loaded:     {_fmt(summary.loaded)}; {summary.load_problems} input row(s) rejected")
     if summary.imported or summary.import_rejections:
         echo(f"authored:   {_fmt(summary.imported)}; {summary.import_rejections} line(s) rejected")
+    if summary.drafting:
+        echo(f"drafted:    {_fmt(summary.drafting)}")
     echo(f"validated:  {_fmt(summary.validation) or 'nothing waiting'}")
     echo(f"judged:     {_fmt(summary.judging) or 'nothing waiting'}")
+    for line in summary.llm_usage:
+        echo(line)
     if summary.release_path:
         echo(f"release:    {summary.release_path} ({summary.release_status})")
     print_status(store, options.source, echo)

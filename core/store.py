@@ -119,6 +119,22 @@ MIGRATIONS: list[tuple[int, str]] = [
         );
         """,
     ),
+    (
+        3,
+        """
+        CREATE TABLE IF NOT EXISTS drafts (
+            source VARCHAR NOT NULL,
+            source_id VARCHAR NOT NULL,
+            status VARCHAR NOT NULL,
+            reason VARCHAR,
+            draft JSON NOT NULL,
+            model VARCHAR NOT NULL,
+            prompt_version VARCHAR NOT NULL,
+            created_at TIMESTAMPTZ NOT NULL,
+            PRIMARY KEY (source, source_id)
+        );
+        """,
+    ),
 ]
 
 

@@ -15,6 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
+from core.batching import batched
 from core.llm.client import LLMClient
 from core.llm.prompts import load_template
 from core.llm.types import LLMRequest, LLMResult
@@ -23,6 +24,7 @@ from core.verdicts import JudgeVerdict, ValidationReport
 from judge.rubric import RUBRIC_VERSION, dimensions_for
 
 STAGE = "judge"
+PREFETCH = 256  # records whose cached answers are read in one query
 SOURCE_KIND = {"hotpotqa": "text (HotpotQA)", "olmocr": "document page (olmOCR)", "ami": "meeting transcript (AMI)"}
 
 
@@ -43,8 +45,6 @@ class JudgeFailed(RuntimeError):
 
 
 class DimensionScore(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
     score: int = Field(ge=0, le=100, description="0-100")
     rationale: str = Field(description="one sentence")
 
@@ -120,11 +120,18 @@ class LLMJudge:
     ) -> Iterator[tuple[int, JudgeVerdict | BaseException | None]]:
         """(index, verdict | exception | None when deferred to a batch job), in completion order."""
 
-        def one(record: Record) -> JudgeVerdict | None:
-            result = self.client.complete(self.request_for(record))
+        def pairs() -> Iterator[tuple[Record, LLMRequest]]:
+            # Requests are built lazily, a chunk at a time, and their cached answers read in one query.
+            for chunk in batched(records, PREFETCH):
+                requests = [self.request_for(record) for record in chunk]
+                self.client.prefetch(requests)
+                yield from zip(chunk, requests, strict=True)
+
+        def one(pair: tuple[Record, LLMRequest]) -> JudgeVerdict | None:
+            record, request = pair
+            result = self.client.complete(request)
             if result.status == "deferred":
                 return None
             return self.verdict_from(result, record, threshold)
 
-        records = list(records)
-        yield from self.client.map(one, records)
+        yield from self.client.map(one, pairs())

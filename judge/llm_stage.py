@@ -13,11 +13,10 @@ records waiting for a job keep their state and are judged by a later run once th
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
 
 from core.models import Record, RecordState
-from core.store import StateChange, Store, StoredRecord
+from core.store import Store, StoredRecord
 from core.verdicts import JudgeVerdict, ValidationReport
 from judge.base import Judge
 from judge.llm_judge import LLMJudge
@@ -27,21 +26,6 @@ if TYPE_CHECKING:
     from core.llm.batch import BatchRunner
 
 WAITING = [RecordState.VALIDATED, RecordState.JUDGE_ERROR]
-
-
-class _Subset:
-    """The part of the store `run_judging` needs, restricted to records whose verdicts are known."""
-
-    def __init__(self, store: Store, items: Sequence[StoredRecord]) -> None:
-        self._store = store
-        self._items = items
-
-    def records(self, source: str, states: Sequence[RecordState] | None = None, batch_size: int = 2000) -> Iterator[StoredRecord]:
-        wanted = set(states or [])
-        return iter([item for item in self._items if not wanted or item.state in wanted])
-
-    def apply(self, changes: Sequence[StateChange]) -> None:
-        self._store.apply(changes)
 
 
 class _Known:
@@ -70,8 +54,10 @@ def _apply(
 ) -> None:
     if not outcomes:
         return
-    subset = _Subset(store, [items[rid] for rid in outcomes])
-    counts.update(run_judging(subset, source, _Known(judge.name, judge.version, dict(outcomes)), threshold))  # type: ignore[arg-type]
+    if isinstance(judge, LLMJudge):
+        judge.client.flush()  # answers are committed before the verdicts made from them
+    known = _Known(judge.name, judge.version, dict(outcomes))
+    counts.update(run_judging(store, source, known, threshold, items=[items[rid] for rid in outcomes]))
     outcomes.clear()
 
 

@@ -4,11 +4,12 @@ dimensions; a judge that keeps failing leaves the record in `judge_error` for th
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 
 from core.batching import batched
 from core.models import Reason, RecordState, utcnow
 from core.progress import progress
-from core.store import StateChange, Store
+from core.store import StateChange, Store, StoredRecord
 from core.verdicts import ValidationReport
 from judge.base import Judge
 
@@ -16,10 +17,15 @@ STAGE = "judge"
 BATCH = 500
 
 
-def run_judging(store: Store, source: str, judge: Judge, threshold: int) -> Counter[str]:
+WAITING = (RecordState.VALIDATED, RecordState.JUDGE_ERROR)
+
+
+def run_judging(
+    store: Store, source: str, judge: Judge, threshold: int, items: Sequence[StoredRecord] | None = None
+) -> Counter[str]:
+    """Judge `items` (default: every record waiting for a judge) and move each to its next state."""
     counts: Counter[str] = Counter()
-    waiting = [RecordState.VALIDATED, RecordState.JUDGE_ERROR]
-    stored = list(store.records(source, waiting))
+    stored = list(items) if items is not None else list(store.records(source, WAITING))
     with progress(len(stored), f"judge ({judge.name})") as bar:
         for chunk in batched(stored, BATCH):
             changes = []

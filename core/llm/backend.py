@@ -34,8 +34,6 @@ def parse_reply(raw: RawReply, model: type[BaseModel]) -> tuple[BaseModel | None
     try:
         return model.model_validate_json(text), None
     except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in err['loc']) or '$'}: {err['msg']}" for err in exc.errors()[:5]
-        )
+        problems = "; ".join(f"{'.'.join(str(p) for p in err['loc']) or '$'}: {err['msg']}" for err in exc.errors()[:5])
         finish = f" (finish reason {raw.finish_reason})" if raw.finish_reason not in (None, "STOP", "stop") else ""
         return None, f"reply does not parse as {model.__name__}{finish}: {problems}"

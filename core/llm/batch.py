@@ -52,6 +52,8 @@ class BatchRunner:
     ) -> None:
         if not isinstance(client.backend, GeminiBackend):
             raise ValueError("batch jobs need the Gemini backend (--judge gemini / --draft with Gemini)")
+        if getattr(client.backend.client, "vertexai", False):
+            raise ValueError("batch jobs here use the Gemini Developer API (inline or uploaded files), not Vertex AI")
         if client.cache is None:
             raise ValueError("batch jobs need the cache: answers arrive in it")
         if not client.defer_misses:
@@ -140,7 +142,9 @@ class BatchRunner:
             self._adopt(pending_name, found, keys)
             counts["batch_jobs_recovered"] += 1
 
-    def _ingest(self, job_name: str, keys: dict[str, Any], results: dict[str, RawReply | str], counts: Counter[str]) -> None:
+    def _ingest(
+        self, job_name: str, keys: dict[str, Any], results: dict[str, RawReply | str], counts: Counter[str]
+    ) -> None:
         cache = self.client.cache
         assert cache is not None
         model = keys.get("model", self.client.model)
@@ -149,7 +153,11 @@ class BatchRunner:
             if key not in versions:
                 continue
             if isinstance(reply, str) or not reply.text:
-                why = reply if isinstance(reply, str) else f"empty reply (finish {reply.finish_reason}, block {reply.block_reason})"
+                why = (
+                    reply
+                    if isinstance(reply, str)
+                    else f"empty reply (finish {reply.finish_reason}, block {reply.block_reason})"
+                )
                 self._log("batch_item_failed", {"job": job_name, "key": key, "error": why})
                 counts["batch_items_failed"] += 1
                 continue
@@ -224,10 +232,14 @@ class BatchRunner:
         if self._after_create is not None:
             self._after_create(job)
         self._adopt(pending_name, job, meta)
-        self.echo(f"batch {job.name}: {len(group)} {self.stage} request(s) submitted ({'file' if use_file else 'inline'})")
+        self.echo(
+            f"batch {job.name}: {len(group)} {self.stage} request(s) submitted ({'file' if use_file else 'inline'})"
+        )
         return job.name
 
-    def wait(self, interval_s: float = 30.0, timeout_s: float | None = None, sleep: Callable[[float], None] = time.sleep) -> bool:
+    def wait(
+        self, interval_s: float = 30.0, timeout_s: float | None = None, sleep: Callable[[float], None] = time.sleep
+    ) -> bool:
         """Poll until every job is finished (True) or the timeout passes (False)."""
         started = time.monotonic()
         while True:

@@ -66,6 +66,7 @@ class LLMClient:
         self._sleep = sleep
         self._slots = threading.BoundedSemaphore(concurrency)
         self._lock = threading.Lock()
+        self._local = threading.local()
 
     @property
     def name(self) -> str:
@@ -73,6 +74,12 @@ class LLMClient:
 
     def key(self, request: LLMRequest) -> str:
         return cache_key(self.backend.name, self.model, request)
+
+    def prefetch(self, requests: Iterable[LLMRequest]) -> int:
+        """Read the cached answers of many requests in one query (so their calls need none)."""
+        if self.cache is None:
+            return 0
+        return self.cache.preload([self.key(request) for request in requests])
 
     # -- one request ------------------------------------------------------------------------------
     def complete(self, request: LLMRequest) -> LLMResult:
@@ -140,6 +147,8 @@ class LLMClient:
                         usage=raw.usage,
                         extra={"model_version": raw.model_version},
                     )
+                    if not getattr(self._local, "bulk", False):
+                        self.cache.flush()  # a single call is committed at once; bulk calls in groups
                 return LLMResult(
                     status="ok",
                     parsed=parsed,
@@ -196,7 +205,9 @@ class LLMClient:
             out[index] = outcome
         return [result for result in out if result is not None]
 
-    def map(self, fn: Callable[[T], R], items: Iterable[T], workers: int | None = None) -> Iterator[tuple[int, R | BaseException]]:
+    def map(
+        self, fn: Callable[[T], R], items: Iterable[T], workers: int | None = None
+    ) -> Iterator[tuple[int, R | BaseException]]:
         """Run `fn` over items on a thread pool, yielding (index, result or exception) as each finishes.
 
         The pool has twice the concurrency limit by default, so requests sleeping in a backoff do
@@ -215,7 +226,7 @@ class LLMClient:
                         index, item = next(iterator)
                     except StopIteration:
                         return
-                    pending[pool.submit(fn, item)] = index
+                    pending[pool.submit(self._bulk, fn, item)] = index
 
             top_up()
             try:
@@ -229,6 +240,16 @@ class LLMClient:
             finally:
                 for future in pending:
                     future.cancel()
+                self.flush()
+
+    def _bulk(self, fn: Callable[[T], R], item: T) -> R:
+        self._local.bulk = True
+        return fn(item)
+
+    def flush(self) -> None:
+        """Commit cached answers still buffered (the cache batches its writes)."""
+        if self.cache is not None:
+            self.cache.flush()
 
 
 def _add(a: Usage, b: Usage) -> Usage:

@@ -15,12 +15,12 @@ import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
 from core.llm.retry import parse_retry_after, retry_delay_from_details
-from core.llm.types import LLMError, LLMRequest, RawReply, Usage, is_transient_status
+from core.llm.types import LLMError, LLMRequest, RawReply, Usage, is_transient_status, json_schema_of
 
 _TRANSPORT_ERRORS = {
     "TimeoutException",
@@ -54,6 +54,12 @@ class GeminiSettings(BaseModel):
     project: str | None = None
     location: str | None = None
     timeout_s: float = 120.0
+    # How the reply schema is sent. `response_json_schema` (JSON Schema, Gemini 2.5 and later) goes
+    # through the SDK untouched; `response_schema` is the older OpenAPI subset, which the SDK
+    # converts from the model's JSON Schema on every call (for models without JSON Schema support).
+    schema_field: Literal["response_json_schema", "response_schema"] = "response_json_schema"
+    # Connections kept open for reuse (httpx keeps 20 by default): set it to the concurrency.
+    max_connections: int | None = None
 
 
 def gemini_credentials_available(env: dict[str, str] | None = None) -> bool:
@@ -136,8 +142,23 @@ class BatchState:
 
 
 TERMINAL_STATES = frozenset(
-    {"JOB_STATE_SUCCEEDED", "JOB_STATE_FAILED", "JOB_STATE_CANCELLED", "JOB_STATE_EXPIRED", "JOB_STATE_PARTIALLY_SUCCEEDED"}
+    {
+        "JOB_STATE_SUCCEEDED",
+        "JOB_STATE_FAILED",
+        "JOB_STATE_CANCELLED",
+        "JOB_STATE_EXPIRED",
+        "JOB_STATE_PARTIALLY_SUCCEEDED",
+    }
 )
+
+
+def _limits(connections: int) -> Any:
+    """A connection-pool limit for whichever httpx flavour the SDK runs on (httpx2 first)."""
+    try:
+        import httpx2 as httpx_module
+    except ImportError:  # pragma: no cover - depends on the SDK's installed extras
+        import httpx as httpx_module
+    return httpx_module.Limits(max_connections=connections, max_keepalive_connections=connections)
 
 
 class GeminiBackend:
@@ -155,6 +176,8 @@ class GeminiBackend:
             api_version=self.settings.api_version,
             timeout=int(self.settings.timeout_s * 1000),  # milliseconds; no retry_options: one attempt
         )
+        if self.settings.max_connections:
+            http_options.client_args = {"limits": _limits(self.settings.max_connections)}
         kwargs: dict[str, Any] = {"http_options": http_options}
         if self.settings.vertexai is not None:
             kwargs["vertexai"] = self.settings.vertexai
@@ -175,12 +198,13 @@ class GeminiBackend:
 
     # -- one call ---------------------------------------------------------------------------
     def config_for(self, request: LLMRequest) -> Any:
+        schema = {self.settings.schema_field: json_schema_of(request.response_model)}
         return self._types.GenerateContentConfig(
             system_instruction=request.system,
             response_mime_type="application/json",
-            response_schema=request.response_model,
             temperature=request.temperature,
             max_output_tokens=request.max_output_tokens,
+            **schema,
         )
 
     def generate(self, model: str, request: LLMRequest) -> RawReply:
@@ -214,7 +238,7 @@ class GeminiBackend:
         """The request in REST JSON, for a JSONL batch file (`responseJsonSchema` from the model)."""
         generation: dict[str, Any] = {
             "responseMimeType": "application/json",
-            "responseJsonSchema": request.response_model.model_json_schema(),
+            "responseJsonSchema": json_schema_of(request.response_model),
         }
         if request.temperature is not None:
             generation["temperature"] = request.temperature

@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict
 
 from core.llm.gemini_backend import is_transport_error
 from core.llm.retry import parse_retry_after
-from core.llm.types import LLMError, LLMRequest, RawReply, Usage, is_transient_status
+from core.llm.types import LLMError, LLMRequest, RawReply, Usage, is_transient_status, json_schema_of
 
 
 class OpenAISettings(BaseModel):
@@ -48,7 +48,7 @@ class OpenAIBackend:
             "type": "json_schema",
             "json_schema": {
                 "name": request.response_model.__name__,
-                "schema": request.response_model.model_json_schema(),
+                "schema": json_schema_of(request.response_model),
                 "strict": False,
             },
         }

@@ -7,12 +7,14 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from core.llm.backend import Backend
+from core.llm.batch import BatchRunner
 from core.llm.cache import LLMCache
 from core.llm.client import LLMClient
 from core.llm.gemini_backend import GeminiBackend, GeminiSettings
 from core.llm.openai_backend import OpenAIBackend, OpenAISettings
 from core.llm.retry import RetryPolicy
 from core.llm.usage import UsageTally
+from core.store import Store
 
 DEFAULT_JUDGE_MODEL = {"gemini": "gemini-2.5-pro", "openai": "gpt-4o"}
 DEFAULT_DRAFT_MODEL = {"gemini": "gemini-2.5-flash", "openai": "gpt-4o-mini"}
@@ -50,6 +52,7 @@ def make_backend(settings: LLMSettings) -> Backend:
                 project=settings.project,
                 location=settings.location,
                 timeout_s=settings.timeout_s,
+                max_connections=max(settings.concurrency, 20),
             )
         )
     return OpenAIBackend(
@@ -80,3 +83,18 @@ def make_client(
         parse_retries=settings.parse_retries,
         defer_misses=defer_misses,
     )
+
+
+def make_stage_client(
+    store: Store,
+    settings: LLMSettings,
+    *,
+    stage: str,
+    source: str,
+    tally: UsageTally | None = None,
+    batch: bool = False,
+) -> tuple[LLMClient, BatchRunner | None]:
+    """A cached client for one stage of one source, and its batch runner when `batch` is set."""
+    client = make_client(settings, cache=LLMCache(store.con), tally=tally, defer_misses=batch)
+    runner = BatchRunner(store, client, stage=stage, source=source) if batch else None
+    return client, runner

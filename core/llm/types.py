@@ -2,13 +2,25 @@
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
+from functools import cache
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 BackendName = Literal["gemini", "openai"]
 ResultStatus = Literal["ok", "parse_error", "call_error", "deferred"]
+
+
+@cache
+def _json_schema(model: type[BaseModel]) -> dict[str, Any]:
+    return model.model_json_schema()
+
+
+def json_schema_of(model: type[BaseModel]) -> dict[str, Any]:
+    """The model's JSON Schema, computed once per model (a fresh copy: callers may change it)."""
+    return copy.deepcopy(_json_schema(model))
 
 
 class LLMRequest(BaseModel):
@@ -33,7 +45,7 @@ class LLMRequest(BaseModel):
         return {
             "system": self.system,
             "user": self.user,
-            "response_schema": self.response_model.model_json_schema(),
+            "response_schema": _json_schema(self.response_model),  # read only: no copy
             "temperature": self.temperature,
             "max_output_tokens": self.max_output_tokens,
         }

@@ -114,9 +114,9 @@ class UsageTally:
         out = []
         for line in self.lines():
             out.append(
-                f"llm {line.stage:<6} {line.backend}:{line.model}: {line.calls} call(s), {line.cache_hits} cache hit(s), "
-                f"{line.failed_calls} failed request(s), {line.input_tokens:,} in / {line.output_tokens:,} out tokens, "
-                f"~${line.cost_usd:.4f} (estimate)"
+                f"llm {line.stage:<6} {line.backend}:{line.model}: {line.calls} call(s), "
+                f"{line.cache_hits} cache hit(s), {line.failed_calls} failed request(s), "
+                f"{line.input_tokens:,} in / {line.output_tokens:,} out tokens, ~${line.cost_usd:.4f} (estimate)"
             )
         return out
 

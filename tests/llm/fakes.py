@@ -14,6 +14,8 @@ import itertools
 import json
 import random
 import re
+import socket
+import sys
 import threading
 import time
 from collections import Counter, deque
@@ -100,6 +102,11 @@ class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server: _Server
 
+    def setup(self) -> None:
+        super().setup()
+        # Headers and body go out in separate writes: without NODELAY, Nagle + delayed ACK add 40 ms.
+        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
     def log_message(self, *args: Any) -> None:  # quiet
         pass
 
@@ -112,11 +119,21 @@ class _Handler(BaseHTTPRequestHandler):
             body = raw
         parsed = urlparse(self.path)
         seen = Seen(
-            self.command, parsed.path, parse_qs(parsed.query), {k.lower(): v for k, v in self.headers.items()}, body, time.monotonic()
+            self.command,
+            parsed.path,
+            parse_qs(parsed.query),
+            {k.lower(): v for k, v in self.headers.items()},
+            body,
+            time.monotonic(),
         )
-        reply = self.server.owner.handle(seen)
-        if reply.delay:
-            time.sleep(reply.delay)
+        owner = self.server.owner
+        owner.enter()
+        try:
+            reply = owner.handle(seen)
+            if reply.delay:
+                time.sleep(reply.delay)
+        finally:
+            owner.leave()
         payload = reply.body
         if isinstance(payload, dict | list):
             data = json.dumps(payload).encode()
@@ -144,6 +161,10 @@ class _Server(ThreadingHTTPServer):
     request_queue_size = 256
     owner: FakeServer
 
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        if not isinstance(sys.exc_info()[1], ConnectionError):  # a client that hung up is not news
+            super().handle_error(request, client_address)
+
 
 class FakeServer:
     """Base: a threaded HTTP server on a free port of 127.0.0.1 with a script of replies."""
@@ -159,9 +180,12 @@ class FakeServer:
         self.model_calls: Counter[str] = Counter()  # user-prompt hash -> model calls (any outcome)
         self.answered: Counter[str] = Counter()  # user-prompt hash -> 200 answers
         self.lock = threading.Lock()
+        self.in_flight = 0
+        self.errors: list[Exception] = []
+        self.max_in_flight = 0
         self._httpd = _Server(("127.0.0.1", 0), _Handler)
         self._httpd.owner = self
-        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
         self._thread.start()
 
     @property
@@ -176,14 +200,31 @@ class FakeServer:
         self._httpd.shutdown()
         self._httpd.server_close()
 
+    def enter(self) -> None:
+        with self.lock:
+            self.in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self.in_flight)
+
+    def leave(self) -> None:
+        with self.lock:
+            self.in_flight -= 1
+
     def enqueue(self, *replies: Reply | Callable[[ModelRequest], Reply]) -> None:
         with self.lock:
             self.script.extend(replies)
 
     def handle(self, seen: Seen) -> Reply:
+        if seen.path == "/_stats":  # for a server running in another process (the benchmark)
+            with self.lock:
+                stats = {"model_calls": self.total_model_calls, "answered": sum(self.answered.values())}
+            return Reply(200, stats)
         with self.lock:
             self.requests.append(seen)
-        return self.route(seen)
+        try:
+            return self.route(seen)
+        except Exception as exc:  # a broken script: answer 500 and keep it for the test to see
+            self.errors.append(exc)
+            return Reply(500, {"error": {"code": 500, "message": f"fake server error: {exc!r}"}})
 
     def route(self, seen: Seen) -> Reply:  # pragma: no cover - subclasses
         raise NotImplementedError
@@ -269,6 +310,7 @@ class FakeGemini(FakeServer):
         self.polls_before_done = 1  # GETs that answer RUNNING before the job succeeds
         self.batch_final_state = "BATCH_STATE_SUCCEEDED"
         self.batch_item: Callable[[ModelRequest], dict[str, Any]] | None = None  # override one batch answer
+        self.batch_create_failures = 0  # answer the next N batch creations with 503
         self._ids = itertools.count(1)
 
     # -- routing -------------------------------------------------------------------------------
@@ -313,6 +355,9 @@ class FakeGemini(FakeServer):
 
     # -- batches ---------------------------------------------------------------------------------
     def _create_batch(self, model: str, body: dict[str, Any]) -> Reply:
+        if self.batch_create_failures:
+            self.batch_create_failures -= 1
+            return Reply(503, gemini_error(503))
         batch = body.get("batch", {})
         config = batch.get("inputConfig", {})
         requests: list[tuple[str, dict[str, Any]]] = []
@@ -340,7 +385,8 @@ class FakeGemini(FakeServer):
         if job.polls > self.polls_before_done and job.outputs is None:
             job.state = self.batch_final_state
             if job.state == "BATCH_STATE_SUCCEEDED":
-                job.outputs = [self._batch_output(job.model, key, req) for key, req in job.requests]
+                # Reversed: results must be matched by key, not by position.
+                job.outputs = [self._batch_output(job.model, key, req) for key, req in reversed(job.requests)]
                 if job.from_file:
                     self.files[f"files/out-{job.name.split('/')[-1]}"] = "\n".join(
                         json.dumps(o) for o in job.outputs
@@ -421,3 +467,33 @@ class FakeOpenAI(FakeServer):
             )
             return self.model_reply(req, lambda text: openai_body(text, model=req.model), openai_error)
         return Reply(404, openai_error(404, f"no route for {seen.method} {seen.path}"))
+
+
+def quoted_record(req: ModelRequest) -> dict[str, Any]:
+    """The record a judge prompt quotes between <record> and </record>."""
+    start = req.user.index("<record>") + len("<record>")
+    end = req.user.index("</record>")
+    return json.loads(req.user[start:end])
+
+
+def main() -> None:
+    """Serve in this process until stdin closes: `python -m tests.llm.fakes gemini --latency 0.3`."""
+    import argparse
+
+    parser = argparse.ArgumentParser()
+    parser.add_argument("kind", choices=["gemini", "openai"])
+    parser.add_argument("--latency", type=float, default=0.0)
+    parser.add_argument("--rate-limited", type=float, default=0.0)
+    parser.add_argument("--retry-after", default="1")
+    args = parser.parse_args()
+    server: FakeServer = FakeGemini() if args.kind == "gemini" else FakeOpenAI()
+    server.latency = args.latency
+    server.rate_limit_fraction = args.rate_limited
+    server.retry_after = args.retry_after
+    print(server.url, flush=True)
+    sys.stdin.read()
+    server.close()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,423 @@
+"""LLM drafts: a question, a schema and an answer for each source item, for curators to correct.
+
+One prompt per source (text: HotpotQA's reasoning structure; image: a task tailored to the page's
+olmOCR-bench category; audio: questions that need several turns of the meeting). A draft runs
+through the same validation as an authored record; an invalid draft is asked again once with the
+problems shown to the model; otherwise the item goes to curators without a draft, and that is
+counted. Drafts are kept in the store's `drafts` table (one row per source item).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, Literal
+
+import duckdb
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from core.llm.client import LLMClient
+from core.llm.prompts import PromptTemplate, load_template
+from core.llm.types import LLMRequest, LLMResult
+from core.models import Provenance, Record, SourceItem, utcnow
+from core.store import Store
+from core.verdicts import ValidationFailure, ValidationReport
+
+STAGE = "draft"
+MIN_PROPERTIES = 3
+DRAFT_CODE_VERSION = "1"  # bump when the checks or the image tasks below change
+
+Validator = Callable[[Record], tuple[ValidationReport, dict[str, Any] | None]]
+
+# What to ask about a page, by olmOCR-bench category (matched on the category or the PDF's folder).
+IMAGE_TASKS: list[tuple[str, str, str]] = [
+    (
+        "math",
+        "formula extraction",
+        "ask for the page's formulas or equations: each formula transcribed in LaTeX as it appears, with its "
+        "label or number and the variables it defines",
+    ),
+    (
+        "table",
+        "table lookup",
+        "ask for values found by row and column in the page's table(s): the row and column headers used and "
+        "the cell values, with units as printed",
+    ),
+    (
+        "multi_column",
+        "reading order",
+        "ask about content that must be read in the right column order: e.g. the section headings in reading "
+        "order, or a passage that continues from one column into the next",
+    ),
+    (
+        "headers_footers",
+        "header/footer-aware reading",
+        "ask about the body text only, and separately about the running header, footer and page number, so "
+        "that mixing them up gives a wrong answer",
+    ),
+    (
+        "old_scans",
+        "content comprehension",
+        "ask about what the old document says: who wrote to whom, when, about what, and the key facts stated",
+    ),
+    (
+        "long_tiny_text",
+        "dense text lookup",
+        "ask for specific facts spread through the dense small print: names, numbers and dates with where they appear",
+    ),
+]
+GENERIC_IMAGE_TASK = (
+    "document",
+    "content comprehension",
+    "ask about the page's main facts, entities and their relations",
+)
+
+
+def image_task(item: SourceItem) -> tuple[str, str, str]:
+    category = str(item.metadata.get("category") or item.source_id.split("/")[0] or "").lower()
+    name = f"{category} {item.source_id}".lower()
+    for key, title, task in IMAGE_TASKS:
+        if key in category or key in name:
+            return key, title, task
+    return GENERIC_IMAGE_TASK
+
+
+# -- what the model returns ----------------------------------------------------------------------
+def _json_object(value: str, what: str) -> dict[str, Any]:
+    try:
+        parsed = json.loads(value)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{what} is not valid JSON text: {exc}") from exc
+    if not isinstance(parsed, dict):
+        raise ValueError(f"{what} must be a JSON object")
+    return parsed
+
+
+class DraftReply(BaseModel):
+    """The schema and answer travel as JSON text: free-form objects are not expressible otherwise."""
+
+    question: str = Field(min_length=1, description="the question")
+    json_schema: str = Field(description="the JSON Schema of the answer, as JSON text")
+    ground_truth: str = Field(description="the answer, as JSON text conforming to json_schema")
+
+    @field_validator("json_schema")
+    @classmethod
+    def _schema_is_an_object(cls, value: str) -> str:
+        _json_object(value, "json_schema")
+        return value
+
+    @field_validator("ground_truth")
+    @classmethod
+    def _truth_is_an_object(cls, value: str) -> str:
+        _json_object(value, "ground_truth")
+        return value
+
+    def schema_dict(self) -> dict[str, Any]:
+        return json.loads(self.json_schema)
+
+    def truth_dict(self) -> dict[str, Any]:
+        return json.loads(self.ground_truth)
+
+
+class Draft(BaseModel):
+    """A source item's draft, or why it has none (`no_draft_*`), as stored in `drafts`."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    source: str
+    source_id: str
+    status: Literal["drafted", "no_draft"]
+    reason: str | None = None  # no_draft: invalid | unparsable | call_error
+    question: str | None = None
+    json_schema: dict[str, Any] | None = None
+    ground_truth: dict[str, Any] | None = None
+    validated_output: dict[str, Any] | None = None
+    model: str
+    prompt_version: str
+    attempts: int = 0  # drafts asked for (1, or 2 after a retry)
+    failures: list[ValidationFailure] = Field(default_factory=list)
+    error: str | None = None
+
+    def record(self, item: SourceItem) -> Record:
+        """The draft as a record (e.g. a Label Studio prediction); the curator's edit replaces it."""
+        if self.status != "drafted" or self.question is None:
+            raise ValueError(f"{self.source_id} has no draft ({self.reason})")
+        return Record.build(
+            item,
+            self.question,
+            self.json_schema or {},
+            self.ground_truth or {},
+            provenance=Provenance(draft_model=self.model, authored_via="draft"),
+        )
+
+
+# -- prompts -------------------------------------------------------------------------------------
+TEMPLATE_FOR = {"hotpotqa": "draft_text", "olmocr": "draft_image", "ami": "draft_audio"}
+
+
+def _template(name: str) -> PromptTemplate:
+    return load_template("authoring", name)
+
+
+def draft_prompt_version(source: str) -> str:
+    parts = [_template("draft_system"), _template(TEMPLATE_FOR[source]), _template("draft_retry")]
+    return f"draft/{source}/" + ".".join(f"{t.name}-{t.version}" for t in parts) + f"/code-{DRAFT_CODE_VERSION}"
+
+
+def _quote(text: str) -> str:
+    """Context as a JSON string, `<` escaped, so nothing inside can close the <context> block."""
+    return json.dumps(text, ensure_ascii=False).replace("<", "\\u003c")
+
+
+def draft_user_prompt(item: SourceItem) -> str:
+    template = _template(TEMPLATE_FOR[item.source])
+    meta = item.metadata
+    if item.source == "hotpotqa":
+        return template.render(
+            qa_type=str(meta.get("type", "unknown")),
+            level=str(meta.get("level", item.question_difficulty or "unknown")),
+            question=item.question or "(none: write one)",
+            answer=item.answer or "(none)",
+            context=_quote(item.context),
+        )
+    if item.source == "olmocr":
+        _, title, task = image_task(item)
+        category = str(meta.get("category") or item.source_id.split("/")[0])
+        return template.render(category=category, task=f"{title}: {task}", context=_quote(item.context))
+    speakers = meta.get("num_speakers") or len(meta.get("speakers", [])) or "several"
+    meeting = str(meta.get("meeting_id", item.source_id))
+    return template.render(meeting=meeting, speakers=str(speakers), context=_quote(item.context))
+
+
+def draft_request(
+    item: SourceItem, previous: DraftReply | None = None, failures: Iterable[ValidationFailure] = ()
+) -> LLMRequest:
+    user = draft_user_prompt(item)
+    if previous is not None:
+        problems = "\n".join(f"- {f.path}: {f.message} ({f.check}/{f.code})" for f in failures) or "- (none given)"
+        previous_text = json.dumps(previous.model_dump(), ensure_ascii=False, indent=1)
+        user += "\n\n" + _template("draft_retry").render(previous=previous_text, problems=problems)
+    return LLMRequest(
+        stage=STAGE,
+        prompt_version=draft_prompt_version(item.source),
+        system=_template("draft_system").text,
+        user=user,
+        response_model=DraftReply,
+    )
+
+
+# -- checking a draft ------------------------------------------------------------------------------
+def default_validator() -> Validator:
+    from validation.pipeline import validate_record
+
+    return validate_record
+
+
+def structure_failures(schema: dict[str, Any]) -> list[ValidationFailure]:
+    """What drafts must have beyond validity: an object root with several properties."""
+    properties = schema.get("properties")
+    if schema.get("type") != "object" or not isinstance(properties, dict):
+        return [ValidationFailure(check="draft", code="root_not_object", message="the root must be an object")]
+    if len(properties) < MIN_PROPERTIES:
+        return [
+            ValidationFailure(
+                check="draft",
+                code="too_few_properties",
+                message=f"the schema has {len(properties)} properties; it needs at least {MIN_PROPERTIES} that "
+                "capture the reasoning (entities, attributes, relations and the final answer)",
+            )
+        ]
+    return []
+
+
+def _check(
+    item: SourceItem, reply: DraftReply, validator: Validator, model: str
+) -> tuple[Record, ValidationReport, dict[str, Any] | None]:
+    question = item.question if item.source == "hotpotqa" and item.question else reply.question
+    record = Record.build(
+        item,
+        question,
+        reply.schema_dict(),
+        reply.truth_dict(),
+        provenance=Provenance(draft_model=model, authored_via="draft"),
+    )
+    report, validated = validator(record)
+    extra = structure_failures(record.input.json_schema)
+    if extra:
+        report = report.model_copy(update={"passed": False, "failures": [*report.failures, *extra]})
+    return record, report, validated
+
+
+def draft_item(client: LLMClient, item: SourceItem, validator: Validator) -> Draft | None:
+    """Draft one item (None: the answer is awaited from a batch job)."""
+    base = {"source": item.source, "source_id": item.source_id, "model": client.name}
+    base["prompt_version"] = draft_prompt_version(item.source)
+    previous: DraftReply | None = None
+    failures: list[ValidationFailure] = []
+    for attempt in (1, 2):
+        result: LLMResult = client.complete(draft_request(item, previous, failures))
+        if result.status == "deferred":
+            return None
+        if not result.ok or not isinstance(result.parsed, DraftReply):
+            reason = "call_error" if result.status == "call_error" else "unparsable"
+            return Draft(
+                status="no_draft", reason=reason, attempts=attempt, failures=failures, error=result.error, **base
+            )
+        reply = result.parsed
+        record, report, validated = _check(item, reply, validator, client.name)
+        if report.passed:
+            return Draft(
+                status="drafted",
+                question=record.input.question,
+                json_schema=record.input.json_schema,
+                ground_truth=record.output.ground_truth,
+                validated_output=validated,
+                attempts=attempt,
+                **base,
+            )
+        previous, failures = reply, list(report.failures)
+    return Draft(
+        status="no_draft",
+        reason="invalid",
+        question=previous.question if previous else None,
+        json_schema=previous.schema_dict() if previous else None,
+        ground_truth=previous.truth_dict() if previous else None,
+        attempts=2,
+        failures=failures,
+        **base,
+    )
+
+
+def draft_items(
+    client: LLMClient, items: Iterable[SourceItem], validator: Validator | None = None
+) -> Iterator[tuple[SourceItem, Draft | None]]:
+    """Draft many items concurrently; yields (item, draft or None when awaited from a batch job)."""
+    check = validator or default_validator()
+    items = list(items)
+    for index, outcome in client.map(lambda item: draft_item(client, item, check), items):
+        if isinstance(outcome, BaseException):
+            raise outcome
+        yield items[index], outcome
+
+
+# -- the drafts table --------------------------------------------------------------------------------
+DRAFTS_DDL = """
+CREATE TABLE IF NOT EXISTS drafts (
+    source VARCHAR NOT NULL,
+    source_id VARCHAR NOT NULL,
+    status VARCHAR NOT NULL,
+    reason VARCHAR,
+    draft JSON NOT NULL,
+    model VARCHAR NOT NULL,
+    prompt_version VARCHAR NOT NULL,
+    created_at TIMESTAMPTZ NOT NULL,
+    PRIMARY KEY (source, source_id)
+);
+"""
+
+
+def ensure_drafts_table(con: duckdb.DuckDBPyConnection) -> None:
+    """Until the store's migrations create `drafts` (the same DDL), create it here."""
+    con.execute(DRAFTS_DDL)
+
+
+def save_drafts(con: duckdb.DuckDBPyConnection, drafts: Iterable[Draft]) -> int:
+    ensure_drafts_table(con)
+    rows = [
+        [d.source, d.source_id, d.status, d.reason, d.model_dump_json(), d.model, d.prompt_version, utcnow()]
+        for d in drafts
+    ]
+    if not rows:
+        return 0
+    con.execute("BEGIN TRANSACTION")
+    try:
+        con.executemany(
+            "INSERT INTO drafts VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (source, source_id) DO UPDATE SET "
+            "status = excluded.status, reason = excluded.reason, draft = excluded.draft, model = excluded.model, "
+            "prompt_version = excluded.prompt_version, created_at = excluded.created_at",
+            rows,
+        )
+        con.execute("COMMIT")
+    except Exception:
+        con.execute("ROLLBACK")
+        raise
+    return len(rows)
+
+
+def load_drafts(con: duckdb.DuckDBPyConnection, source: str, status: str | None = None) -> dict[str, Draft]:
+    ensure_drafts_table(con)
+    sql = "SELECT draft FROM drafts WHERE source = ?"
+    params: list[Any] = [source]
+    if status:
+        sql += " AND status = ?"
+        params.append(status)
+    return {d.source_id: d for d in (Draft.model_validate_json(row[0]) for row in con.execute(sql, params).fetchall())}
+
+
+# -- the stage ----------------------------------------------------------------------------------------
+def items_to_draft(store: Store, source: str, limit: int | None = None) -> list[SourceItem]:
+    """Source items with no record yet and no draft from the current prompts, in source-id order."""
+    ensure_drafts_table(store.con)
+    with_records = {
+        r[0] for r in store.con.execute("SELECT DISTINCT source_id FROM records WHERE source = ?", [source]).fetchall()
+    }
+    current = draft_prompt_version(source)
+    drafted = {
+        r[0]
+        for r in store.con.execute(
+            "SELECT source_id FROM drafts WHERE source = ? AND prompt_version = ?", [source, current]
+        ).fetchall()
+    }
+    items = [item for sid, item in sorted(store.source_items(source).items()) if sid not in with_records | drafted]
+    return items[:limit] if limit is not None else items
+
+
+def run_drafting(
+    store: Store,
+    source: str,
+    client: LLMClient,
+    validator: Validator | None = None,
+    *,
+    limit: int | None = None,
+    batch: Any | None = None,  # core.llm.batch.BatchRunner for stage "draft"
+    chunk: int = 100,
+) -> Counter[str]:
+    """Draft the items that need one; store each draft (or its absence) as it is made."""
+    counts: Counter[str] = Counter()
+    if batch is not None:
+        counts.update(batch.poll())
+    items = items_to_draft(store, source, limit)
+    done: list[Draft] = []
+    for _, draft in draft_items(client, items, validator):
+        if draft is None:
+            counts["awaiting_batch"] += 1
+            continue
+        if draft.status == "drafted":
+            counts["drafted" if draft.attempts == 1 else "drafted_after_retry"] += 1
+        else:
+            counts[f"no_draft_{draft.reason}"] += 1
+        done.append(draft)
+        if len(done) >= chunk:
+            save_drafts(store.con, done)
+            done.clear()
+    save_drafts(store.con, done)
+    client.flush()
+    if batch is not None:
+        counts["batch_jobs_submitted"] += len(batch.submit())
+    return +counts
+
+
+__all__ = [
+    "Draft",
+    "DraftReply",
+    "DRAFTS_DDL",
+    "draft_items",
+    "draft_item",
+    "draft_request",
+    "draft_prompt_version",
+    "items_to_draft",
+    "load_drafts",
+    "run_drafting",
+    "save_drafts",
+]

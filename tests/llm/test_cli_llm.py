@@ -1,0 +1,43 @@
+"""The CLI with the Gemini judge: the real SDK against the local fake, cached across runs."""
+
+from pathlib import Path
+
+import pytest
+
+from build_split.cli import main
+from core.store import Store
+
+
+def test_gemini_judge_through_the_cli_is_cached_across_runs(
+    tmp_path: Path, fake_gemini, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("GEMINI_API_KEY", "test-key-not-real")
+    ws = str(tmp_path / "ws")
+    args = ["--source", "hotpotqa", "--sample", "--workspace", ws, "--llm-base-url", fake_gemini.url]
+    assert main([*args, "--release", "0.1.0"]) == 0  # gemini is the default judge once a key is set
+    out = capsys.readouterr().out
+    assert "judge" in out and "call(s)" in out and "test-key-not-real" not in out
+    calls = fake_gemini.total_model_calls
+    assert calls == 8  # one per validated record
+    with Store.open(ws) as store:
+        assert store.state_counts("hotpotqa") == {"accepted": 8, "rejected": 2}
+        usage = store.con.execute("SELECT sum(calls) FROM llm_usage WHERE stage = 'judge'").fetchone()[0]
+        assert usage == 8
+    manifest = (Path(ws) / "releases" / "default" / "0.1.0" / "manifest.json").read_text()
+    assert "gemini:gemini-2.5-pro" in manifest and "test-key-not-real" not in manifest
+
+    # Same records again in a fresh workspace state: re-judging comes from the cache, no call.
+    with Store.open(ws) as store:
+        store.con.execute("UPDATE records SET state = 'validated' WHERE state = 'accepted'")
+    assert main(args) == 0
+    assert fake_gemini.total_model_calls == calls
+
+
+def test_prefilter_spares_calls_for_records_the_heuristic_rejects(tmp_path: Path, fake_gemini, monkeypatch) -> None:
+    monkeypatch.setenv("GEMINI_API_KEY", "test-key-not-real")
+    ws = str(tmp_path / "ws")
+    args = ["--source", "hotpotqa", "--sample", "--workspace", ws, "--llm-base-url", fake_gemini.url]
+    assert main([*args, "--judge", "gemini", "--prefilter"]) == 0
+    assert fake_gemini.total_model_calls == 6  # the two the heuristic rejects are never sent
+    with Store.open(ws) as store:
+        assert store.state_counts("hotpotqa") == {"accepted": 6, "rejected": 4}
