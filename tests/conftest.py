@@ -18,7 +18,14 @@ os.environ["HF_HUB_OFFLINE"] = "1"
 os.environ["HF_DATASETS_OFFLINE"] = "1"
 os.environ.pop("HF_TOKEN", None)
 # A developer's real keys never reach a test: without them the default judge is the offline one.
-for _name in ("GEMINI_API_KEY", "GOOGLE_API_KEY", "OPENAI_API_KEY", "GOOGLE_GENAI_USE_VERTEXAI", "LABEL_STUDIO_API_KEY"):
+PROVIDER_KEYS = (
+    "GEMINI_API_KEY",
+    "GOOGLE_API_KEY",
+    "OPENAI_API_KEY",
+    "GOOGLE_GENAI_USE_VERTEXAI",
+    "LABEL_STUDIO_API_KEY",
+)
+for _name in PROVIDER_KEYS:
     os.environ.pop(_name, None)
 os.environ.setdefault("HF_DATASETS_CACHE", tempfile.mkdtemp(prefix="sob-hf-datasets-"))
 
