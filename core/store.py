@@ -298,9 +298,7 @@ class Store:
 
     def _upsert_record_chunk(self, records: list[Record], state: RecordState, stage: str, kind: str) -> UpsertCounts:
         counts = UpsertCounts()
-        batch = {
-            r.record_id: (r, content_hash(r.model_dump(mode="json", exclude={"provenance"}))) for r in records
-        }
+        batch = {r.record_id: (r, content_hash(r.model_dump(mode="json", exclude={"provenance"}))) for r in records}
         if not batch:
             return counts
         existing = self._existing_states(batch)
@@ -447,15 +445,30 @@ class Store:
         cursor = self.con.cursor()
         cursor.execute(sql + " ORDER BY record_id", params)
         while chunk := cursor.fetchmany(batch_size):
-            for record, state, reasons, validation, judge in chunk:
-                yield StoredRecord(
-                    record=Record.model_validate_json(record),
-                    state=RecordState(state),
-                    reasons=[Reason.model_validate(r) for r in json.loads(reasons)] if reasons else [],
-                    validation=json.loads(validation) if validation else None,
-                    judge=json.loads(judge) if judge else None,
-                )
+            for row in chunk:
+                yield self._stored(*row)
         cursor.close()
+
+    @staticmethod
+    def _stored(
+        record: str, state: str, reasons: str | None, validation: str | None, judge: str | None
+    ) -> StoredRecord:
+        return StoredRecord(
+            record=Record.model_validate_json(record),
+            state=RecordState(state),
+            reasons=[Reason.model_validate(r) for r in json.loads(reasons)] if reasons else [],
+            validation=json.loads(validation) if validation else None,
+            judge=json.loads(judge) if judge else None,
+        )
+
+    def records_by_id(self, record_ids: Sequence[str]) -> list[StoredRecord]:
+        """The given records, in record-id order (a stage reads its work in bounded chunks)."""
+        cursor = self.con.execute(
+            "SELECT record, state, reasons, validation, judge FROM records "
+            "WHERE record_id IN (SELECT unnest(?)) ORDER BY record_id",
+            [list(record_ids)],
+        )
+        return [self._stored(*row) for row in cursor.fetchall()]
 
     def record_ids(self, source: str, states: Sequence[RecordState]) -> list[str]:
         rows = self.con.execute(
@@ -501,17 +514,12 @@ class Store:
             "SELECT origin, line_no, raw, reasons FROM import_rejections WHERE source = ? ORDER BY origin, line_no",
             [source],
         ).fetchall()
-        return [
-            {"origin": o, "line_no": n, "raw": raw, "reasons": json.loads(reasons)}
-            for o, n, raw, reasons in rows
-        ]
+        return [{"origin": o, "line_no": n, "raw": raw, "reasons": json.loads(reasons)} for o, n, raw, reasons in rows]
 
     # -- splits --------------------------------------------------------------------------------
     def split_assignments(self, config: str) -> dict[str, str]:
         return dict(
-            self.con.execute(
-                "SELECT record_id, split FROM split_assignments WHERE config = ?", [config]
-            ).fetchall()
+            self.con.execute("SELECT record_id, split FROM split_assignments WHERE config = ?", [config]).fetchall()
         )
 
     def assign_splits(self, config: str, assignments: dict[str, str], release: str) -> None:
@@ -630,9 +638,7 @@ class Store:
                 table = pa.Table.from_pylist(rows)
                 self.con.register("_rows", table)
                 cols = ", ".join(table.column_names)
-                self.con.execute(
-                    f"INSERT INTO {table_name} ({cols}) SELECT {cols} FROM _rows ON CONFLICT {conflict}"
-                )
+                self.con.execute(f"INSERT INTO {table_name} ({cols}) SELECT {cols} FROM _rows ON CONFLICT {conflict}")
                 self.con.unregister("_rows")
             self._insert_events(events or [])
             self.con.execute("COMMIT")

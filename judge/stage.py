@@ -4,7 +4,7 @@ dimensions; a judge that keeps failing leaves the record in `judge_error` for th
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from core.batching import batched
 from core.models import Reason, RecordState, utcnow
@@ -25,9 +25,15 @@ def run_judging(
 ) -> Counter[str]:
     """Judge `items` (default: every record waiting for a judge) and move each to its next state."""
     counts: Counter[str] = Counter()
-    stored = list(items) if items is not None else list(store.records(source, WAITING))
-    with progress(len(stored), f"judge ({judge.name})") as bar:
-        for chunk in batched(stored, BATCH):
+    if items is not None:
+        chunks: Iterable[Sequence[StoredRecord]] = batched(items, BATCH)
+        total = len(items)
+    else:  # read the waiting records chunk by chunk, so memory stays bounded
+        ids = store.record_ids(source, WAITING)
+        chunks = (store.records_by_id(chunk) for chunk in batched(ids, BATCH))
+        total = len(ids)
+    with progress(total, f"judge ({judge.name})") as bar:
+        for chunk in chunks:
             changes = []
             for item in chunk:
                 record = item.record
@@ -36,9 +42,7 @@ def run_judging(
                     verdict = judge.judge(record, report, threshold)
                 except Exception as exc:  # a judge failure must never lose the record
                     reason = Reason(stage=STAGE, code="judge_error", message=f"{type(exc).__name__}: {exc}")
-                    changes.append(
-                        StateChange(record.record_id, RecordState.JUDGE_ERROR, STAGE, reasons=[reason])
-                    )
+                    changes.append(StateChange(record.record_id, RecordState.JUDGE_ERROR, STAGE, reasons=[reason]))
                     counts["judge_error"] += 1
                     continue
                 provenance = record.provenance.model_copy(

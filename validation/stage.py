@@ -17,11 +17,12 @@ BATCH = 1000
 def run_validation(store: Store, source: str) -> Counter[str]:
     """Validate every record awaiting it. Each batch commits on its own, so a killed run resumes."""
     counts: Counter[str] = Counter()
-    pending = store.count_in_state(source, RecordState.AUTHORED)
-    with progress(pending, "validate") as bar:
-        # Materialise the ids first: the stage changes the states it is reading.
-        stored = list(store.records(source, [RecordState.AUTHORED]))
-        for chunk in batched(stored, BATCH):
+    # Take the ids first (the stage changes the states it reads), then read records chunk by chunk
+    # so memory stays bounded whatever the number of records.
+    pending = store.record_ids(source, [RecordState.AUTHORED])
+    with progress(len(pending), "validate") as bar:
+        for ids in batched(pending, BATCH):
+            chunk = store.records_by_id(ids)
             changes = []
             for item in chunk:
                 record = item.record
