@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed-stamp
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[test]'
+	$(PY) -m pip install --quiet -e '.[test,labelstudio]'
 	touch $(STAMP)
 
 demo: $(STAMP)
@@ -17,6 +17,7 @@ demo: $(STAMP)
 
 system-deps:
 	bash scripts/install_system_deps.sh
+	bash scripts/install_label_studio.sh
 
 test: $(STAMP) system-deps
 	$(VENV)/bin/ruff check .

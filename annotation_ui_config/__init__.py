@@ -1,0 +1,29 @@
+"""Label Studio labeling configs (XML) that curators work in, one file per purpose.
+
+The files are package data; code loads them with `label_config(source)` and never pastes XML inline.
+"""
+
+from __future__ import annotations
+
+from importlib import resources
+
+# One authoring config per source: same controls, different house rules and context styling.
+AUTHORING_CONFIGS: dict[str, str] = {
+    "hotpotqa": "authoring_hotpotqa.xml",
+    "olmocr": "authoring_olmocr.xml",
+    "ami": "authoring_ami.xml",
+}
+
+# The control names are a contract: curators' scripts and the exports rely on them.
+TEXT_CONTROLS: tuple[str, ...] = ("question", "json_schema", "ground_truth", "notes")
+VERDICT_CONTROL = "verdict"
+VERDICTS: tuple[str, ...] = ("accept", "reject", "needs_discussion")
+
+
+def label_config(source: str) -> str:
+    """The authoring labeling config (XML text) for a source."""
+    try:
+        name = AUTHORING_CONFIGS[source]
+    except KeyError:
+        raise ValueError(f"no authoring config for source {source!r}; known: {', '.join(AUTHORING_CONFIGS)}") from None
+    return resources.files(__name__).joinpath(name).read_text(encoding="utf-8")

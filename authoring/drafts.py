@@ -302,28 +302,10 @@ def draft_items(
 
 
 # -- the drafts table --------------------------------------------------------------------------------
-DRAFTS_DDL = """
-CREATE TABLE IF NOT EXISTS drafts (
-    source VARCHAR NOT NULL,
-    source_id VARCHAR NOT NULL,
-    status VARCHAR NOT NULL,
-    reason VARCHAR,
-    draft JSON NOT NULL,
-    model VARCHAR NOT NULL,
-    prompt_version VARCHAR NOT NULL,
-    created_at TIMESTAMPTZ NOT NULL,
-    PRIMARY KEY (source, source_id)
-);
-"""
-
-
-def ensure_drafts_table(con: duckdb.DuckDBPyConnection) -> None:
-    """Until the store's migrations create `drafts` (the same DDL), create it here."""
-    con.execute(DRAFTS_DDL)
+# The `drafts` table comes from the store's migration 3.
 
 
 def save_drafts(con: duckdb.DuckDBPyConnection, drafts: Iterable[Draft]) -> int:
-    ensure_drafts_table(con)
     rows = [
         [d.source, d.source_id, d.status, d.reason, d.model_dump_json(), d.model, d.prompt_version, utcnow()]
         for d in drafts
@@ -346,7 +328,6 @@ def save_drafts(con: duckdb.DuckDBPyConnection, drafts: Iterable[Draft]) -> int:
 
 
 def load_drafts(con: duckdb.DuckDBPyConnection, source: str, status: str | None = None) -> dict[str, Draft]:
-    ensure_drafts_table(con)
     sql = "SELECT draft FROM drafts WHERE source = ?"
     params: list[Any] = [source]
     if status:
@@ -358,7 +339,6 @@ def load_drafts(con: duckdb.DuckDBPyConnection, source: str, status: str | None 
 # -- the stage ----------------------------------------------------------------------------------------
 def items_to_draft(store: Store, source: str, limit: int | None = None) -> list[SourceItem]:
     """Source items with no record yet and no draft from the current prompts, in source-id order."""
-    ensure_drafts_table(store.con)
     with_records = {
         r[0] for r in store.con.execute("SELECT DISTINCT source_id FROM records WHERE source = ?", [source]).fetchall()
     }
@@ -411,7 +391,6 @@ def run_drafting(
 __all__ = [
     "Draft",
     "DraftReply",
-    "DRAFTS_DDL",
     "draft_items",
     "draft_item",
     "draft_request",

@@ -46,9 +46,7 @@ def _reasons_from_pydantic(exc: ValidationError) -> list[Reason]:
     reasons = []
     for error in exc.errors():
         loc = "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error["loc"])
-        code = {"missing": "missing_field", "extra_forbidden": "unknown_field"}.get(
-            error["type"], "invalid_field"
-        )
+        code = {"missing": "missing_field", "extra_forbidden": "unknown_field"}.get(error["type"], "invalid_field")
         reasons.append(Reason(stage=STAGE, code=code, message=f"{loc}: {error['msg']}", path=loc))
     return reasons
 
@@ -76,11 +74,7 @@ def import_authored(path: Path, items: dict[str, SourceItem]) -> ImportResult:
                 reject(Reason(stage=STAGE, code="malformed_json", message=f"line {line_no}: {exc}"))
                 continue
             if not isinstance(payload, dict):
-                reject(
-                    Reason(
-                        stage=STAGE, code="not_an_object", message=f"line {line_no}: expected a JSON object"
-                    )
-                )
+                reject(Reason(stage=STAGE, code="not_an_object", message=f"line {line_no}: expected a JSON object"))
                 continue
             try:
                 authored = AuthoredLine.model_validate(payload)

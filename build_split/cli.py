@@ -8,9 +8,12 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from authoring.labelstudio import LabelStudioError
 from build_split.options import RunOptions
-from build_split.pipeline import UsageError, print_rejections, print_status, run
+from build_split.pipeline import UsageError, print_diff, print_rejections, print_status, run
 from core.store import Store, WorkspaceBusyError
+from exports.hub import TARGET_HELP, PublishError
+from exports.release import ReleaseError
 from judge.rubric import DEFAULT_THRESHOLD
 
 EXAMPLES = """examples:
@@ -20,6 +23,9 @@ EXAMPLES = """examples:
   python -m build_split --source ami --sample --release 0.1.0
   python -m build_split --source olmocr --input bench_data --category tables --ocr-server cpu
   python -m build_split --source hotpotqa --status
+  python -m build_split --source hotpotqa --release 0.2.0 --push ./hub-preview
+  HF_TOKEN=... python -m build_split --source hotpotqa --release 0.2.0 --push owner/sob-structured --dry-run
+  python -m build_split --source hotpotqa --diff 0.1.0 0.2.0
 """
 
 
@@ -71,6 +77,20 @@ def build_parser() -> argparse.ArgumentParser:
         default=0.5,
         help="keep PDFs whose OCR passes at least this share of their olmOCR-bench tests (default 0.5)",
     )
+    ls = parser.add_argument_group("Label Studio (curators author and correct records there)")
+    ls.add_argument("--label-studio-url", help="a running Label Studio (else LABEL_STUDIO_URL)")
+    ls.add_argument("--label-studio-api-key", help="its API token (else LABEL_STUDIO_API_KEY)")
+    ls.add_argument(
+        "--start-label-studio",
+        action="store_true",
+        help="start a local Label Studio with its data in the workspace for this run",
+    )
+    ls.add_argument("--label-studio-port", type=int, help="port for --start-label-studio (default 8080)")
+    ls.add_argument(
+        "--keep-label-studio",
+        action="store_true",
+        help="with --start-label-studio: keep serving the curators after the run until Ctrl-C",
+    )
     work = parser.add_argument_group("authoring, checks and release")
     work.add_argument("--authored", type=Path, help="JSONL of curators' records to import")
     work.add_argument(
@@ -103,8 +123,27 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"reject a record scoring below this on any dimension (default {DEFAULT_THRESHOLD})",
     )
     work.add_argument("--release", metavar="VERSION", help="write release VERSION (semantic version, e.g. 0.1.0)")
+    publish = parser.add_argument_group("publishing (with --release VERSION; the Hub token comes from HF_TOKEN)")
+    publish.add_argument(
+        "--push",
+        metavar="REPO_ID|FOLDER",
+        help="publish release VERSION (written by this run, or the existing local one) as one commit tagged "
+        "v<VERSION> (image-v/audio-v<VERSION> for those configs); re-publishing changes nothing. " + TARGET_HELP,
+    )
+    publish.add_argument("--private", action="store_true", help="with --push: create the Hub repo as private")
+    publish.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="with --push: print the files and the commit it would make; change nothing",
+    )
     report = parser.add_argument_group("reports (no work is done)")
     report.add_argument("--status", action="store_true", help="print counts per state and per rejection reason")
+    report.add_argument(
+        "--diff",
+        nargs=2,
+        metavar=("V1", "V2"),
+        help="print the changelog (record ids added, removed, changed per split) from local release V1 to V2",
+    )
     report.add_argument(
         "--rejections", action="store_true", help="list every rejected record and input line with its reasons"
     )
@@ -136,6 +175,11 @@ def main(argv: list[str] | None = None) -> int:
             ocr_markdown=args.ocr_markdown,
             ocr_model=args.ocr_model,
             min_ocr_pass_rate=args.min_ocr_pass_rate,
+            label_studio_url=args.label_studio_url,
+            label_studio_api_key=args.label_studio_api_key,
+            start_label_studio=args.start_label_studio,
+            label_studio_port=args.label_studio_port,
+            keep_label_studio=args.keep_label_studio,
             authored=args.authored,
             judge=args.judge or default_judge(),
             judge_model=args.judge_model,
@@ -150,18 +194,33 @@ def main(argv: list[str] | None = None) -> int:
             batch=args.batch,
             threshold=args.threshold,
             release=args.release,
+            push=args.push,
+            private=args.private,
+            dry_run=args.dry_run,
         )
     except ValidationError as exc:
         for error in exc.errors():
-            print(f"error: --{'-'.join(str(p) for p in error['loc'])}: {error['msg']}", file=sys.stderr)
+            flag = "-".join(str(p) for p in error["loc"]).replace("_", "-")
+            print(f"error: --{flag}: {error['msg']}", file=sys.stderr)
         return 2
     try:
+        if args.diff:
+            print_diff(options.workspace, options.source, *args.diff)
+            return 0
         if args.status or args.rejections:
             with Store.open(options.workspace) as store:
                 (print_rejections if args.rejections else print_status)(store, options.source)
             return 0
         run(options)
-    except (UsageError, WorkspaceBusyError, FileNotFoundError, ValueError) as exc:
+    except (
+        UsageError,
+        WorkspaceBusyError,
+        FileNotFoundError,
+        ValueError,
+        ReleaseError,
+        PublishError,
+        LabelStudioError,
+    ) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     return 0

@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
 from judge.rubric import DEFAULT_THRESHOLD
 
@@ -30,6 +30,11 @@ class RunOptions(BaseModel):
     ocr_markdown: Path | None = None
     ocr_model: str | None = None
     min_ocr_pass_rate: float = Field(default=0.5, ge=0.0, le=1.0)
+    label_studio_url: str | None = None
+    label_studio_api_key: str | None = Field(default=None, repr=False)  # a secret: never printed
+    start_label_studio: bool = False
+    label_studio_port: int | None = Field(default=None, ge=1, le=65535)
+    keep_label_studio: bool = False
     authored: Path | None = None
     judge: Literal["heuristic", "gemini", "openai"] = "heuristic"
     judge_model: str | None = None
@@ -44,6 +49,9 @@ class RunOptions(BaseModel):
     batch: bool = False
     threshold: int = Field(default=DEFAULT_THRESHOLD, ge=0, le=100)
     release: str | None = None
+    push: str | None = None  # a Hub repo id (owner/name) or a local folder: see exports.hub.parse_target
+    private: bool = False
+    dry_run: bool = False
     status_only: bool = False
     list_rejections: bool = False
 
@@ -52,4 +60,23 @@ class RunOptions(BaseModel):
     def _semver(cls, value: str | None) -> str | None:
         if value is not None and not SEMVER.match(value):
             raise ValueError(f"release version {value!r} is not a semantic version like 0.1.0")
+        return value
+
+    @field_validator("push")
+    @classmethod
+    def _push_target(cls, value: str | None, info: ValidationInfo) -> str | None:
+        if value is None:
+            return value
+        if not info.data.get("release"):
+            raise ValueError("needs --release VERSION: the release to publish (written now, or an existing one)")
+        from exports.hub import parse_target
+
+        parse_target(value)  # a clear ValueError for an empty target
+        return value
+
+    @field_validator("private", "dry_run")
+    @classmethod
+    def _only_with_push(cls, value: bool, info: ValidationInfo) -> bool:
+        if value and not info.data.get("push"):
+            raise ValueError("only applies with --push REPO_ID|FOLDER")
         return value

@@ -11,8 +11,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from authoring.drafts import run_drafting
+from authoring.drafts import load_drafts, run_drafting
 from authoring.file_import import import_authored
+from authoring.labelstudio import (
+    SyncResult,
+    awaiting_line,
+    bounce_validation_failures,
+    label_studio_for_run,
+    sync,
+)
 from build_split.options import RunOptions
 from build_split.sources import load_source, sample_authored
 from core.llm.settings import DEFAULT_DRAFT_MODEL, DEFAULT_JUDGE_MODEL, LLMSettings, make_stage_client
@@ -23,6 +30,7 @@ from core.version import TOOLKIT_VERSION
 from judge.heuristic import HeuristicJudge
 from judge.llm_judge import LLMJudge
 from judge.llm_stage import run_llm_judging
+from judge.rubric import RUBRIC_VERSION
 from judge.stage import run_judging
 from validation.stage import run_validation
 
@@ -41,8 +49,11 @@ class RunSummary:
     judging: Counter[str] = field(default_factory=Counter)
     drafting: Counter[str] = field(default_factory=Counter)
     llm_usage: list[str] = field(default_factory=list)
+    label_studio: SyncResult | None = None
+    bounced: int = 0
     release_path: Path | None = None
     release_status: str | None = None
+    published: object | None = None  # exports.hub.PublishResult, with --push
 
 
 def _load(store: Store, options: RunOptions, summary: RunSummary) -> None:
@@ -106,9 +117,47 @@ def _judge(store: Store, options: RunOptions, tally: UsageTally, summary: RunSum
     return llm_judge.name, llm_judge.version
 
 
+def _existing_release(options: RunOptions) -> Path | None:
+    from exports.release import config_for, release_dir
+
+    path = release_dir(options.workspace, config_for(options.source), options.release or "")
+    return path if options.release and (path / "manifest.json").is_file() else None
+
+
+def publish(options: RunOptions, echo: Callable[[str], None] = print) -> object:
+    """Publish local release `options.release` to `options.push` (a Hub repo id or a folder)."""
+    from exports.hub import publish_release
+
+    path = _existing_release(options)
+    if path is None:
+        raise UsageError(
+            f"no local release {options.release} of {options.source} in {options.workspace}: write it first "
+            f"with --release {options.release}"
+        )
+    return publish_release(path, options.push or "", private=options.private, dry_run=options.dry_run, echo=echo)
+
+
 def run(options: RunOptions, echo: Callable[[str], None] = print) -> RunSummary:
     summary = RunSummary()
-    with Store.open(options.workspace) as store:
+    inputs = options.sample or options.input or options.from_hub or options.authored
+    if options.push and not inputs and (existing := _existing_release(options)) is not None:
+        # Publishing an existing local release: no stage runs, the store is not opened.
+        echo(f"release:    {existing} (existing; published as it is)")
+        summary.release_path, summary.release_status = existing, "existing"
+        summary.published = publish(options, echo)
+        return summary
+    with (
+        Store.open(options.workspace) as store,
+        label_studio_for_run(
+            options.workspace,
+            url=options.label_studio_url,
+            api_key=options.label_studio_api_key,
+            start=options.start_label_studio,
+            port=options.label_studio_port,
+            keep_running=options.keep_label_studio,
+            echo=echo,
+        ) as label_studio,
+    ):
         if options.sample or options.input or options.from_hub:
             _load(store, options, summary)
         if store.count_source_items(options.source) == 0:
@@ -119,14 +168,22 @@ def run(options: RunOptions, echo: Callable[[str], None] = print) -> RunSummary:
         tally = UsageTally()
         if options.draft:
             _draft(store, options, tally, summary)
+        if label_studio is not None:
+            # Push new candidates (with their drafts) and pull finished annotations in the same run.
+            drafts = load_drafts(store.con, options.source, status="drafted")
+            summary.label_studio = sync(store, label_studio, options.source, drafts)
         authored = options.authored or (sample_authored(options.source) if options.sample else None)
         if authored is not None:
             _import(store, options, authored, summary)
         summary.validation = run_validation(store, options.source)
+        if label_studio is not None:
+            summary.bounced = bounce_validation_failures(store, label_studio, options.source)
         judge_name, judge_version = _judge(store, options, tally, summary)
         summary.llm_usage = tally.report()
         tally.save(store.con)
-        if options.release:
+        if options.release and options.push and (existing := _existing_release(options)) is not None:
+            summary.release_path, summary.release_status = existing, "existing; published as it is"
+        elif options.release:
             from exports.release import write_release
 
             result = write_release(
@@ -138,16 +195,40 @@ def run(options: RunOptions, echo: Callable[[str], None] = print) -> RunSummary:
                 judge_version=judge_version,
                 threshold=options.threshold,
                 toolkit_version=TOOLKIT_VERSION,
+                rubric_version=RUBRIC_VERSION,
             )
             summary.release_path = result.path
             summary.release_status = result.status
         report_run(store, options, summary, echo)
+        if label_studio is not None:
+            echo(awaiting_line(store, label_studio, options.source))
+    if options.push:
+        summary.published = publish(options, echo)
     return summary
+
+
+def print_diff(workspace: Path, source: str, old: str, new: str, echo: Callable[[str], None] = print) -> None:
+    """The changelog between two local releases of `source`'s config (`--diff OLD NEW`)."""
+    from exports.changelog import diff_releases, format_changelog
+    from exports.release import config_for
+    from exports.versions import parse_version
+
+    parse_version(old)
+    parse_version(new)
+    config = config_for(source)
+    log = diff_releases(Path(workspace) / "releases" / config, source, old, new)
+    echo(f"{config} ({source}): {format_changelog(log, new)}")
 
 
 def report_run(store: Store, options: RunOptions, summary: RunSummary, echo: Callable[[str], None]) -> None:
     if summary.loaded:
         echo(f"loaded:     {_fmt(summary.loaded)}; {summary.load_problems} input row(s) rejected")
+    if summary.label_studio is not None:
+        push, pull = summary.label_studio.push, summary.label_studio.pull
+        echo(
+            f"label studio: pushed {push.pushed} task(s) ({push.with_draft} with a draft), "
+            f"pulled {_fmt(pull.counts) or 'nothing new'}; {summary.bounced} sent back to curators"
+        )
     if summary.imported or summary.import_rejections:
         echo(f"authored:   {_fmt(summary.imported)}; {summary.import_rejections} line(s) rejected")
     if summary.drafting:

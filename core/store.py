@@ -135,6 +135,50 @@ MIGRATIONS: list[tuple[int, str]] = [
         );
         """,
     ),
+    (
+        4,
+        # Label Studio: projects per source, tasks per source item, and the push outbox that makes
+        # a push safe against a crash between the request and the store update.
+        """
+        CREATE TABLE IF NOT EXISTS ls_projects (
+            base_url VARCHAR NOT NULL,
+            source VARCHAR NOT NULL,
+            project_id BIGINT NOT NULL,
+            title VARCHAR NOT NULL,
+            config_hash VARCHAR NOT NULL,
+            pull_checkpoint VARCHAR,
+            updated_at TIMESTAMPTZ NOT NULL,
+            PRIMARY KEY (base_url, source)
+        );
+        CREATE TABLE IF NOT EXISTS ls_tasks (
+            base_url VARCHAR NOT NULL,
+            project_id BIGINT NOT NULL,
+            source VARCHAR NOT NULL,
+            source_id VARCHAR NOT NULL,
+            task_id BIGINT NOT NULL,
+            pushed_at TIMESTAMPTZ NOT NULL,
+            draft_model VARCHAR,
+            pushed_question VARCHAR,
+            status VARCHAR NOT NULL,
+            record_id VARCHAR,
+            annotation_id BIGINT,
+            annotation_updated_at VARCHAR,
+            feedback VARCHAR,
+            feedback_pending BOOLEAN NOT NULL DEFAULT false,
+            updated_at TIMESTAMPTZ NOT NULL,
+            PRIMARY KEY (base_url, project_id, source_id)
+        );
+        CREATE TABLE IF NOT EXISTS ls_push_outbox (
+            base_url VARCHAR NOT NULL,
+            project_id BIGINT NOT NULL,
+            source VARCHAR NOT NULL,
+            source_id VARCHAR NOT NULL,
+            batch_id VARCHAR NOT NULL,
+            queued_at TIMESTAMPTZ NOT NULL,
+            PRIMARY KEY (base_url, project_id, source_id)
+        );
+        """,
+    ),
 ]
 
 

@@ -1,0 +1,349 @@
+"""A local Label Studio server when there is none: `--start-label-studio`.
+
+The server runs as a child process with its data dir in the workspace (`<workspace>/label-studio`), a
+fixed user and API token created on first start (kept in `credentials.json` there, mode 0600; the
+LABEL_STUDIO_USERNAME / LABEL_STUDIO_PASSWORD / LABEL_STUDIO_USER_TOKEN variables override them),
+legacy API tokens enabled, sign-up without an invite link disabled, and the version check, Sentry error
+reporting and usage analytics turned off. `start()` waits for `/health` and checks that the server
+took the port it asked for (Label Studio silently moves to the next free port otherwise); `stop()`
+interrupts it like Ctrl-C and waits, then terminates it.
+
+Label Studio's pins clash with the toolkit's, so it lives in its own virtualenv
+(`scripts/install_label_studio.sh`); the executable is found through LABEL_STUDIO_BIN, then PATH, then
+`.venv-labelstudio/bin/label-studio` beside this checkout.
+
+    python -m authoring.server --workspace workspace     # run one for curators until Ctrl-C
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+DEFAULT_PORT = 8080
+DEFAULT_USERNAME = "curator@sob.local"
+STARTUP_TIMEOUT_S = 300.0  # the first start runs the migrations: about a minute on 2 cores
+
+
+class LabelStudioServerError(RuntimeError):
+    """The server could not be found, started or reached; the message says what to do."""
+
+
+def find_label_studio_bin(explicit: str | os.PathLike[str] | None = None) -> Path:
+    """LABEL_STUDIO_BIN (or `explicit`), then `label-studio` on PATH, then the repo's own virtualenv."""
+    candidates: list[str | os.PathLike[str] | None] = [
+        explicit,
+        os.environ.get("LABEL_STUDIO_BIN"),
+        shutil.which("label-studio"),
+        REPO / ".venv-labelstudio" / "bin" / "label-studio",
+    ]
+    for candidate in candidates:
+        if candidate and Path(candidate).is_file() and os.access(candidate, os.X_OK):
+            return Path(candidate)
+    raise LabelStudioServerError(
+        "the label-studio executable was not found (LABEL_STUDIO_BIN, PATH, .venv-labelstudio/bin). "
+        "Install it in its own virtualenv with scripts/install_label_studio.sh, or set LABEL_STUDIO_BIN."
+    )
+
+
+def port_in_use(host: str, port: int) -> bool:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.settimeout(0.5)
+        return sock.connect_ex((host, port)) == 0
+
+
+def free_port(host: str = "127.0.0.1") -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind((host, 0))
+        return sock.getsockname()[1]
+
+
+@dataclass(frozen=True)
+class Credentials:
+    username: str
+    password: str
+    token: str
+
+
+def load_or_create_credentials(data_dir: Path, environ: Mapping[str, str] | None = None) -> Credentials:
+    """The fixed user of this data dir: made once, then reused (environment variables win)."""
+    env = os.environ if environ is None else environ
+    path = data_dir / "credentials.json"
+    stored: dict[str, str] = {}
+    if path.is_file():
+        stored = json.loads(path.read_text(encoding="utf-8"))
+    creds = Credentials(
+        username=env.get("LABEL_STUDIO_USERNAME") or stored.get("username") or DEFAULT_USERNAME,
+        password=env.get("LABEL_STUDIO_PASSWORD") or stored.get("password") or secrets.token_urlsafe(12),
+        token=env.get("LABEL_STUDIO_USER_TOKEN") or stored.get("token") or secrets.token_hex(20),
+    )
+    if len(creds.token) <= 5:
+        raise LabelStudioServerError("LABEL_STUDIO_USER_TOKEN must be longer than 5 characters")
+    data_dir.mkdir(parents=True, exist_ok=True)
+    payload = {"username": creds.username, "password": creds.password, "token": creds.token}
+    if stored.get("secret_key"):
+        payload["secret_key"] = stored["secret_key"]
+    else:
+        payload["secret_key"] = secrets.token_urlsafe(40)
+    if payload != stored:
+        path.write_text(json.dumps(payload, indent=2), encoding="utf-8")
+        path.chmod(0o600)
+    return creds
+
+
+def _secret_key(data_dir: Path) -> str:
+    return json.loads((data_dir / "credentials.json").read_text(encoding="utf-8"))["secret_key"]
+
+
+def _default_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+class LabelStudioServer:
+    """A Label Studio child process. Use as a context manager, or call start() and stop()."""
+
+    def __init__(
+        self,
+        data_dir: Path | str,
+        *,
+        port: int = DEFAULT_PORT,
+        host: str = "127.0.0.1",
+        binary: str | os.PathLike[str] | None = None,
+        startup_timeout_s: float = STARTUP_TIMEOUT_S,
+    ) -> None:
+        self.data_dir = Path(data_dir).resolve()
+        self.host = host
+        self.port = port
+        self.binary = binary
+        self.startup_timeout_s = startup_timeout_s
+        self.log_path = self.data_dir / "server.log"
+        self.process: subprocess.Popen[bytes] | None = None
+        self.credentials: Credentials | None = None
+
+    @classmethod
+    def for_workspace(cls, workspace: Path | str, **kwargs: object) -> LabelStudioServer:
+        return cls(Path(workspace) / "label-studio", **kwargs)  # type: ignore[arg-type]
+
+    @property
+    def url(self) -> str:
+        return f"http://{self.host}:{self.port}"
+
+    @property
+    def api_key(self) -> str:
+        if self.credentials is None:
+            raise LabelStudioServerError("the server has not been started")
+        return self.credentials.token
+
+    def environment(self) -> dict[str, str]:
+        """The child's environment: everything that makes a quiet, private, local server."""
+        assert self.credentials is not None
+        env = dict(os.environ)
+        env.update(
+            {
+                "LABEL_STUDIO_BASE_DATA_DIR": str(self.data_dir),
+                "LABEL_STUDIO_USERNAME": self.credentials.username,
+                "LABEL_STUDIO_PASSWORD": self.credentials.password,
+                "LABEL_STUDIO_USER_TOKEN": self.credentials.token,
+                "LABEL_STUDIO_ENABLE_LEGACY_API_TOKEN": "true",
+                "LABEL_STUDIO_DISABLE_SIGNUP_WITHOUT_LINK": "true",
+                "LABEL_STUDIO_LATEST_VERSION_CHECK": "false",
+                "LABEL_STUDIO_COLLECT_ANALYTICS": "false",
+                "LABEL_STUDIO_SENTRY_DSN": "",
+                "LABEL_STUDIO_FRONTEND_SENTRY_DSN": "",
+                "LABEL_STUDIO_FEATURE_FLAGS_OFFLINE": "true",
+                "SECRET_KEY": _secret_key(self.data_dir),
+                "PYTHONUNBUFFERED": "1",
+            }
+        )
+        # A stray DJANGO_SETTINGS_MODULE or PORT from the caller would change what starts.
+        for name in ("DJANGO_SETTINGS_MODULE", "PORT", "LABEL_STUDIO_PORT", "HOST", "LABEL_STUDIO_HOST"):
+            env.pop(name, None)
+        return env
+
+    def command(self) -> list[str]:
+        assert self.credentials is not None
+        return [
+            str(find_label_studio_bin(self.binary)),
+            "start",
+            "--no-browser",
+            "--internal-host",
+            self.host,
+            "--port",
+            str(self.port),
+            "--data-dir",
+            str(self.data_dir),
+            "--username",
+            self.credentials.username,
+            "--password",
+            self.credentials.password,
+            "--user-token",
+            self.credentials.token,
+            "--enable-legacy-api-token",
+        ]
+
+    def start(self) -> LabelStudioServer:
+        if self.process is not None:
+            return self
+        find_label_studio_bin(self.binary)  # fail before touching anything
+        if port_in_use(self.host, self.port):
+            raise LabelStudioServerError(
+                f"port {self.port} on {self.host} is already in use; Label Studio would silently move to "
+                "another port. Stop what uses it, or pick another port (--label-studio-port)."
+            )
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        self.credentials = load_or_create_credentials(self.data_dir)
+        command = self.command()
+        log = self.log_path.open("ab")
+        try:
+            self.process = subprocess.Popen(
+                command,
+                cwd=self.data_dir,
+                env=self.environment(),
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,  # its own process group: stop() reaches Django's children too
+                preexec_fn=_default_sigint,  # a caller started with `&` ignores Ctrl-C; the server must not
+            )
+        finally:
+            log.close()
+        try:
+            self._wait_until_up()
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def _log_tail(self, lines: int = 25) -> str:
+        try:
+            text = self.log_path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return "(no log)"
+        return "\n".join(text.splitlines()[-lines:])
+
+    def _wait_until_up(self) -> None:
+        assert self.process is not None
+        offset = self.log_path.stat().st_size if self.log_path.exists() else 0
+        deadline = time.monotonic() + self.startup_timeout_s
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise LabelStudioServerError(
+                    f"Label Studio exited with code {self.process.returncode} while starting; "
+                    f"log {self.log_path}:\n{self._log_tail()}"
+                )
+            if self._healthy():
+                announced = self._announced_port_since(offset)
+                if announced is not None and announced != self.port:
+                    raise LabelStudioServerError(
+                        f"Label Studio started on port {announced} instead of {self.port}; stopped it. "
+                        "Free the port or choose another one."
+                    )
+                return
+            time.sleep(0.5)
+        raise LabelStudioServerError(
+            f"Label Studio did not answer {self.url}/health within {self.startup_timeout_s:.0f}s; "
+            f"log {self.log_path}:\n{self._log_tail()}"
+        )
+
+    def _announced_port_since(self, offset: int) -> int | None:
+        try:
+            with self.log_path.open("rb") as handle:
+                handle.seek(offset)
+                text = handle.read().decode("utf-8", errors="replace")
+        except OSError:
+            return None
+        ports = re.findall(r"Starting development server at https?://[^:/\s]+:(\d+)/", text)
+        return int(ports[-1]) if ports else None
+
+    def _healthy(self) -> bool:
+        try:
+            with urllib.request.urlopen(f"{self.url}/health", timeout=2) as response:  # noqa: S310 - loopback
+                return response.status == 200 and b"UP" in response.read()
+        except (urllib.error.URLError, OSError, ValueError):
+            return False
+
+    @property
+    def running(self) -> bool:
+        return self.process is not None and self.process.poll() is None
+
+    def stop(self, timeout_s: float = 10.0) -> None:
+        """Interrupt (like Ctrl-C), wait, then terminate and finally kill the server's process group."""
+        process = self.process
+        if process is None:
+            return
+        try:
+            for sig, wait in ((signal.SIGINT, timeout_s), (signal.SIGTERM, 5.0), (signal.SIGKILL, 5.0)):
+                if process.poll() is not None:
+                    break
+                try:
+                    os.killpg(process.pid, sig)
+                except ProcessLookupError:
+                    break
+                try:
+                    process.wait(timeout=wait)
+                except subprocess.TimeoutExpired:
+                    continue
+        finally:
+            self.process = None
+
+    def kill(self) -> None:
+        """Kill the server at once (tests use it to simulate a crash)."""
+        if self.process is not None and self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGKILL)
+            self.process.wait(timeout=10)
+        self.process = None
+
+    def __enter__(self) -> LabelStudioServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m authoring.server",
+        description="Run a local Label Studio for curators, with its data in the workspace, until Ctrl-C.",
+    )
+    parser.add_argument("--workspace", type=Path, default=Path("workspace"), help="workspace folder")
+    parser.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT})")
+    parser.add_argument("--host", default="127.0.0.1", help="interface to listen on (default 127.0.0.1)")
+    args = parser.parse_args(argv)
+    server = LabelStudioServer.for_workspace(args.workspace, port=args.port, host=args.host)
+    try:
+        server.start()
+    except LabelStudioServerError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    assert server.credentials is not None
+    print(f"Label Studio is up at {server.url}")
+    print(f"  log in as {server.credentials.username}; password and API token in {server.data_dir}/credentials.json")
+    print(f"  for the toolkit: export LABEL_STUDIO_URL={server.url} LABEL_STUDIO_API_KEY=<token from that file>")
+    print("Press Ctrl-C to stop it.")
+    try:
+        while server.running:
+            time.sleep(1)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,71 @@
+"""One real Label Studio server for the whole test session (its first start runs the migrations).
+
+In CI (CI=true) a missing label-studio, label-studio-sdk or chromium fails the tests; elsewhere they
+are skipped with a message that says how to install them.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from authoring.server import LabelStudioServer, LabelStudioServerError, find_label_studio_bin, free_port
+
+REPO = Path(__file__).resolve().parents[2]
+ARTIFACTS = REPO / "test-artifacts"
+
+
+def missing(what: str) -> None:
+    """Fail in CI, skip elsewhere."""
+    if os.environ.get("CI", "").lower() == "true":
+        pytest.fail(f"{what} (CI must install it: see .ci/run)", pytrace=False)
+    pytest.skip(what)
+
+
+@pytest.fixture(scope="session")
+def label_studio_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabelStudioServer]:
+    try:
+        find_label_studio_bin()
+    except LabelStudioServerError as exc:
+        missing(str(exc))
+    try:
+        import label_studio_sdk  # noqa: F401
+    except ImportError:
+        missing("label-studio-sdk is not installed: pip install -e '.[labelstudio]'")
+    server = LabelStudioServer(tmp_path_factory.mktemp("label-studio"), port=free_port())
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def ls_settings(label_studio_server: LabelStudioServer):
+    """Settings for a project of this test's own (a unique title per test)."""
+    from authoring.labelstudio import LabelStudioSettings
+
+    return LabelStudioSettings(
+        url=label_studio_server.url,
+        api_key=label_studio_server.api_key,
+        project_title=f"test {uuid.uuid4().hex[:8]}: {{source}}",
+    )
+
+
+@pytest.fixture
+def ls_session(ls_settings):
+    from authoring.labelstudio import LabelStudioSession
+
+    return LabelStudioSession(ls_settings)
+
+
+@pytest.fixture
+def store(tmp_path: Path):
+    from core.store import Store
+
+    with Store.open(tmp_path / "workspace") as opened:
+        yield opened
