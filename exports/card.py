@@ -9,7 +9,9 @@ from typing import Any
 import jinja2
 import yaml
 
+from exports.changelog import CARD_ID_LIMIT, CHANGE_KINDS
 from exports.columns import arrow_schema
+from exports.plots import PLOT_FILES
 
 
 @dataclass(frozen=True)
@@ -193,8 +195,14 @@ def render_card(
     judge_version: str,
     threshold: int | float,
     toolkit_version: str,
+    rubric_version: str | None = None,
+    changelog: dict[str, Any] | None = None,
+    plots: dict[str, str] | None = None,
+    plots_skipped_reason: str | None = None,
 ) -> str:
-    """README.md text for a release, from `data_cards/<config>.md.j2`."""
+    """README.md text for a release, from `data_cards/<config>.md.j2`.
+
+    `plots` maps a plot key (see `exports.plots.PLOT_FILES`) to its path relative to the card."""
     info = SOURCE_CARDS[source]
     counts = {split: stats["splits"][split]["records"] for split in splits}
     meta = front_matter(source, config, splits, counts)
@@ -216,4 +224,10 @@ def render_card(
         judge_version=judge_version,
         threshold=threshold,
         toolkit_version=toolkit_version,
+        rubric_version=rubric_version,
+        changelog=changelog,
+        change_kinds=CHANGE_KINDS,
+        id_limit=CARD_ID_LIMIT,
+        plots=[(PLOT_FILES[key][1], path) for key, path in (plots or {}).items()],
+        plots_skipped_reason=plots_skipped_reason,
     )

@@ -10,7 +10,7 @@ from core.models import RecordState, utcnow
 from core.store import Store
 from exports.splits import SPLIT_RATIOS
 
-MANIFEST_FORMAT = 1
+MANIFEST_FORMAT = 2  # 2: changelog, assets (plots) and rubric version
 RECORD_IDS_HASH_METHOD = "sha256 over the released record ids, ascending, each followed by '\\n'"
 
 
@@ -55,6 +55,9 @@ def build_manifest(
     stats: dict[str, Any],
     funnel: dict[str, Any],
     card_sha256: str,
+    rubric_version: str | None = None,
+    changelog: dict[str, Any] | None = None,
+    assets: dict[str, dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     return {
         "manifest_format": MANIFEST_FORMAT,
@@ -64,7 +67,8 @@ def build_manifest(
         "source": source,
         "created_at": utcnow().isoformat(timespec="seconds"),
         "toolkit_version": toolkit_version,
-        "judge": {"name": judge_name, "version": judge_version, "threshold": threshold},
+        "judge": {"name": judge_name, "version": judge_version, "threshold": threshold}
+        | ({"rubric_version": rubric_version} if rubric_version else {}),
         "tokenizer": stats["tokenizer"],
         "num_records": sum(counts.values()),
         "splits": counts,
@@ -77,6 +81,8 @@ def build_manifest(
             "newly_assigned": new_split_assignments,
         },
         "card_sha256": card_sha256,
+        "assets": assets or {},
+        "changelog": changelog,
         "funnel": funnel,
         "statistics": stats,
     }

