@@ -129,9 +129,7 @@ class HeuristicJudge:
             scores["accuracy"], rationales["accuracy"] = answer_match(str(answer), record.output.ground_truth)
         else:
             scores["accuracy"] = round(60 + 40 * fraction)
-            rationales["accuracy"] = (
-                "no seed answer to compare; scored from how much of the answer is grounded"
-            )
+            rationales["accuracy"] = "no seed answer to compare; scored from how much of the answer is grounded"
         scores["grounding"] = round(100 * fraction)
         missing = ", ".join(grounding.ungrounded_paths[:5]) if grounding else "no grounding report"
         rationales["grounding"] = (
@@ -139,9 +137,7 @@ class HeuristicJudge:
             if grounding and not grounding.ungrounded_paths
             else f"{fraction:.0%} of values found in the context; not found: {missing}"
         )
-        scores["schema_quality"], rationales["schema_quality"] = schema_quality(
-            record.input.json_schema, report
-        )
+        scores["schema_quality"], rationales["schema_quality"] = schema_quality(record.input.json_schema, report)
         if "multi_turn" in dimensions_for(record.metadata.source):
             scores["multi_turn"], rationales["multi_turn"] = multi_turn(
                 record.input.context, record.output.ground_truth

@@ -46,17 +46,11 @@ def _pairs(value: Any, first: str, second: str) -> list[tuple[Any, Any]]:
 def build_context(paragraphs: list[tuple[str, list[str]]], titles: set[str] | None = None) -> str:
     """Each paragraph is its title on a line, then its sentences joined as written (they keep
     their leading spaces); paragraphs are separated by blank lines."""
-    blocks = [
-        f"{title}\n{''.join(sentences)}"
-        for title, sentences in paragraphs
-        if titles is None or title in titles
-    ]
+    blocks = [f"{title}\n{''.join(sentences)}" for title, sentences in paragraphs if titles is None or title in titles]
     return "\n\n".join(blocks)
 
 
-def to_source_item(
-    row: dict[str, Any], context_mode: ContextMode = "all", split: str | None = None
-) -> SourceItem:
+def to_source_item(row: dict[str, Any], context_mode: ContextMode = "all", split: str | None = None) -> SourceItem:
     """Turn one HotpotQA row (either shape) into a source item, or raise HotpotFormatError."""
     source_id = row.get("_id", row.get("id"))
     if not isinstance(source_id, str) or not source_id:
@@ -64,9 +58,7 @@ def to_source_item(
     missing = [name for name in REQUIRED_FIELDS if name not in row]
     if missing:
         raise HotpotFormatError(f"missing field(s): {', '.join(missing)}")
-    paragraphs = [
-        (str(t), [str(s) for s in sents]) for t, sents in _pairs(row["context"], "title", "sentences")
-    ]
+    paragraphs = [(str(t), [str(s) for s in sents]) for t, sents in _pairs(row["context"], "title", "sentences")]
     facts = [[str(t), int(i)] for t, i in _pairs(row.get("supporting_facts") or [], "title", "sent_id")]
     titles = {t for t, _ in facts} if context_mode == "supporting" else None
     if titles is not None and not titles:
@@ -177,21 +169,15 @@ def load_hotpotqa(
     seen: dict[str, SourceItem] = {}
     for origin, n, row, raw in _rows(path, hub_splits):
         result.rows_read += 1
-        raw_text = raw or (
-            json.dumps(row, ensure_ascii=False)[:2000] if not isinstance(row, Exception) else ""
-        )
+        raw_text = raw or (json.dumps(row, ensure_ascii=False)[:2000] if not isinstance(row, Exception) else "")
         if isinstance(row, Exception):
             result.problems.append(LoadProblem(origin, n, "malformed_json", str(row), raw_text))
             continue
         if not isinstance(row, dict):
-            result.problems.append(
-                LoadProblem(origin, n, "not_an_object", "expected a JSON object", raw_text)
-            )
+            result.problems.append(LoadProblem(origin, n, "not_an_object", "expected a JSON object", raw_text))
             continue
         try:
-            item = to_source_item(
-                row, context_mode, _split_of(Path(origin)) if path else origin.rsplit("/")[-1]
-            )
+            item = to_source_item(row, context_mode, _split_of(Path(origin)) if path else origin.rsplit("/")[-1])
         except (HotpotFormatError, ValueError, TypeError) as exc:
             result.problems.append(LoadProblem(origin, n, "bad_record", str(exc), raw_text))
             continue
