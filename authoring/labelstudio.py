@@ -26,7 +26,6 @@ import json
 import os
 import queue
 import threading
-import time
 import uuid
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -989,10 +988,6 @@ def label_studio_for_run(
         yield LabelStudioSession(LabelStudioSettings(url=server.url, api_key=server.api_key))
         if keep_running:
             echo(f"Label Studio keeps running at {server.url} for the curators; Ctrl-C stops it.")
-            try:
-                while server.running:
-                    time.sleep(1)
-            except KeyboardInterrupt:
-                pass
+            server.serve_until_interrupted()
     finally:
         server.stop()

@@ -281,6 +281,14 @@ class LabelStudioServer:
     def running(self) -> bool:
         return self.process is not None and self.process.poll() is None
 
+    def serve_until_interrupted(self) -> None:
+        """Block while the server runs, until Ctrl-C (curators keep working meanwhile)."""
+        try:
+            while self.running:
+                time.sleep(1)
+        except KeyboardInterrupt:
+            pass
+
     def stop(self, timeout_s: float = 10.0) -> None:
         """Interrupt (like Ctrl-C), wait, then terminate and finally kill the server's process group."""
         process = self.process
@@ -336,10 +344,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"  for the toolkit: export LABEL_STUDIO_URL={server.url} LABEL_STUDIO_API_KEY=<token from that file>")
     print("Press Ctrl-C to stop it.")
     try:
-        while server.running:
-            time.sleep(1)
-    except KeyboardInterrupt:
-        pass
+        server.serve_until_interrupted()
     finally:
         server.stop()
     return 0

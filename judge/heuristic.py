@@ -4,7 +4,6 @@ pre-filter before a paid LLM judge."""
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Iterator
 from typing import Any
 
@@ -13,20 +12,19 @@ from rapidfuzz import fuzz
 from core.models import Record
 from core.verdicts import JudgeVerdict, ValidationReport
 from judge.rubric import RUBRIC_VERSION, dimensions_for
+from validation.grounding import normalize_text
 
 VERSION = f"heuristic-1/rubric-{RUBRIC_VERSION}"
 YES = {"yes", "true"}
 NO = {"no", "false"}
 GENERIC_NAMES = {"answer", "value", "result", "data", "output", "field", "info", "response", "text"}
-_PUNCT = re.compile(r"[^\w\s]", re.UNICODE)
-_SPACE = re.compile(r"\s+")
 _NUMBER = re.compile(r"^-?\d[\d,]*(\.\d+)?$")
 _TRANSCRIPT_LINE = re.compile(r"^\[[\d:]+\] [^:]+: (.*)$")
 
 
 def normalize(text: str) -> str:
-    text = unicodedata.normalize("NFKC", text).casefold()
-    return _SPACE.sub(" ", _PUNCT.sub(" ", text)).strip()
+    """The same normalisation as the grounding check, so both agree on what matches."""
+    return normalize_text(text)
 
 
 def leaves(value: Any, path: str = "$") -> Iterator[tuple[str, Any]]:
