@@ -478,16 +478,24 @@ class Store:
             raise
 
     def records(
-        self, source: str, states: Sequence[RecordState] | None = None, batch_size: int = 2000
+        self,
+        source: str,
+        states: Sequence[RecordState] | None = None,
+        batch_size: int = 2000,
+        ordered: bool = True,
     ) -> Iterator[StoredRecord]:
-        """Stream records of a source (optionally in some states), ordered by record id."""
+        """Stream records of a source (optionally in some states), by record id unless `ordered=False`.
+
+        The read runs on its own cursor, a snapshot: a stage may move the records it reads while it
+        reads them. Unordered, it is one streaming scan that never holds more than a batch in memory.
+        """
         sql = "SELECT record, state, reasons, validation, judge FROM records WHERE source = ?"
         params: list[Any] = [source]
         if states:
             sql += " AND state IN (SELECT unnest(?))"
             params.append([str(s) for s in states])
         cursor = self.con.cursor()
-        cursor.execute(sql + " ORDER BY record_id", params)
+        cursor.execute(sql + (" ORDER BY record_id" if ordered else ""), params)
         while chunk := cursor.fetchmany(batch_size):
             for row in chunk:
                 yield self._stored(*row)
@@ -504,15 +512,6 @@ class Store:
             validation=json.loads(validation) if validation else None,
             judge=json.loads(judge) if judge else None,
         )
-
-    def records_by_id(self, record_ids: Sequence[str]) -> list[StoredRecord]:
-        """The given records, in record-id order (a stage reads its work in bounded chunks)."""
-        cursor = self.con.execute(
-            "SELECT record, state, reasons, validation, judge FROM records "
-            "WHERE record_id IN (SELECT unnest(?)) ORDER BY record_id",
-            [list(record_ids)],
-        )
-        return [self._stored(*row) for row in cursor.fetchall()]
 
     def record_ids(self, source: str, states: Sequence[RecordState]) -> list[str]:
         rows = self.con.execute(

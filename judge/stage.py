@@ -28,10 +28,9 @@ def run_judging(
     if items is not None:
         chunks: Iterable[Sequence[StoredRecord]] = batched(items, BATCH)
         total = len(items)
-    else:  # read the waiting records chunk by chunk, so memory stays bounded
-        ids = store.record_ids(source, WAITING)
-        chunks = (store.records_by_id(chunk) for chunk in batched(ids, BATCH))
-        total = len(ids)
+    else:  # one streaming scan of a snapshot, so memory stays bounded
+        chunks = batched(store.records(source, WAITING, ordered=False), BATCH)
+        total = sum(store.count_in_state(source, state) for state in WAITING)
     with progress(total, f"judge ({judge.name})") as bar:
         for chunk in chunks:
             changes = []

@@ -17,12 +17,10 @@ BATCH = 1000
 def run_validation(store: Store, source: str) -> Counter[str]:
     """Validate every record awaiting it. Each batch commits on its own, so a killed run resumes."""
     counts: Counter[str] = Counter()
-    # Take the ids first (the stage changes the states it reads), then read records chunk by chunk
-    # so memory stays bounded whatever the number of records.
-    pending = store.record_ids(source, [RecordState.AUTHORED])
-    with progress(len(pending), "validate") as bar:
-        for ids in batched(pending, BATCH):
-            chunk = store.records_by_id(ids)
+    # One streaming scan of a snapshot (a point lookup per chunk would rescan the table each time).
+    pending = store.count_in_state(source, RecordState.AUTHORED)
+    with progress(pending, "validate") as bar:
+        for chunk in batched(store.records(source, [RecordState.AUTHORED], ordered=False), BATCH):
             changes = []
             for item in chunk:
                 record = item.record
