@@ -19,7 +19,7 @@ REQUIRED_FIELDS = ("question", "answer", "context")
 
 
 class HotpotFormatError(ValueError):
-    pass
+    """A HotpotQA file or row that is not in either known shape."""
 
 
 def sample_path() -> Path:

