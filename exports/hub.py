@@ -620,6 +620,13 @@ def _publish_folder(release: Path, manifest: dict[str, Any], target: Target, dry
     assert commit is not None
     if plan.tag_commit is None:
         _write_folder_tag(folder, plan, commit)
+    return _finished(plan, base, commit, echo)
+
+
+def _finished(
+    plan: PublishPlan, base: dict[str, Any], commit: str, echo: Callable[[str], None], attempts: int = 1
+) -> PublishResult:
+    """The result of a publish that reached `commit`, on either target, and its one-line summary."""
     status = "published" if plan.changes else ("tagged" if plan.tag_commit is None else "unchanged")
     echo(_summary(plan, status, commit))
     return PublishResult(
@@ -629,6 +636,7 @@ def _publish_folder(release: Path, manifest: dict[str, Any], target: Target, dry
         added=tuple(f.path_in_repo for f in plan.adds),
         deleted=tuple(plan.deletes),
         unchanged=len(plan.unchanged),
+        attempts=attempts,
     )
 
 
@@ -749,17 +757,7 @@ def _publish_hub(
                 api.create_tag(
                     repo_id, tag=plan.tag, revision=commit, repo_type=REPO_TYPE, tag_message=plan.commit_message
                 )
-            status = "published" if plan.changes else ("tagged" if plan.tag_commit is None else "unchanged")
-            echo(_summary(plan, status, commit))
-            return PublishResult(
-                **base,
-                status=status,
-                commit=commit,
-                added=tuple(f.path_in_repo for f in plan.adds),
-                deleted=tuple(plan.deletes),
-                unchanged=len(plan.unchanged),
-                attempts=attempt,
-            )
+            return _finished(plan, base, commit, echo, attempts=attempt)
         except PublishError:
             raise
         except Exception as exc:
