@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
-SHARED_DATA = REPO.parent / "shared" / "data"
+SHARED_DATA = Path(__file__).resolve().parent / "data"  # real slices, copied in: see tests/data/README.md
 
 # Nothing in the tests may load a model or dataset from a hub.
 os.environ["HF_HUB_OFFLINE"] = "1"
@@ -65,5 +65,5 @@ socket.socket.connect_ex = _guarded_connect_ex  # type: ignore[method-assign]
 @pytest.fixture(scope="session")
 def shared_data() -> Path:
     if not SHARED_DATA.is_dir():
-        pytest.fail(f"shared test data not found at {SHARED_DATA}: CI must have shared/ beside the checkout")
+        pytest.fail(f"test data not found at {SHARED_DATA}")
     return SHARED_DATA

@@ -23,7 +23,7 @@ from loaders.ami import (
 )
 from loaders.kaldi import KaldiError, KaldiText
 
-SHARED = Path(__file__).resolve().parents[3] / "shared" / "data" / "ami"
+SHARED = Path(__file__).resolve().parents[1] / "data" / "ami"
 ES2002D = SHARED / "ES2002d.ihm.jsonl"
 SPEAKERS = ["FEE005", "MEE006", "MEE007", "MEE008"]
 
