@@ -1,12 +1,12 @@
 """Import curators' work from a JSONL file, one authored record per line.
 
 Every line either becomes a record or a rejection with its line number and reasons:
-malformed JSON, missing or unknown fields and unknown source ids are never skipped silently.
+malformed JSON, lines beyond the input limits (validation/boundary.py: too long, too deep, not UTF-8),
+missing or unknown fields and unknown source ids are never skipped silently, and never stored.
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -14,6 +14,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from core.models import Provenance, Reason, Record, SourceItem, utcnow
+from validation.boundary import read_json_lines
+from validation.limits import check_nesting
 
 STAGE = "import"
 
@@ -53,69 +55,77 @@ def _reasons_from_pydantic(exc: ValidationError) -> list[Reason]:
 
 def import_authored(path: Path, items: dict[str, SourceItem]) -> ImportResult:
     """Read `path` against the known source items (by source_id)."""
+    if path.is_dir():
+        raise ValueError(f"authored file {path} is a folder: pass the JSONL file itself")
     if not path.is_file():
         raise FileNotFoundError(f"authored file {path} does not exist")
     result = ImportResult(origin=f"authored:{path.name}")
     first_line_of: dict[str, int] = {}
     now = utcnow()
-    with path.open(encoding="utf-8", errors="replace") as handle:
-        for line_no, raw in enumerate(handle, start=1):
-            if not raw.strip():
-                continue
-            result.lines += 1
-            line = raw.rstrip("\n")
+    for parsed in read_json_lines(path):
+        line_no, line = parsed.number, parsed.raw
+        result.lines += 1
 
-            def reject(*reasons: Reason, line_no: int = line_no, line: str = line) -> None:
-                result.rejections.append((line_no, line, list(reasons)))
+        def reject(*reasons: Reason, line_no: int = line_no, line: str = line) -> None:
+            result.rejections.append((line_no, line, list(reasons)))
 
-            try:
-                payload = json.loads(line)
-            except json.JSONDecodeError as exc:
-                reject(Reason(stage=STAGE, code="malformed_json", message=f"line {line_no}: {exc}"))
-                continue
-            if not isinstance(payload, dict):
-                reject(Reason(stage=STAGE, code="not_an_object", message=f"line {line_no}: expected a JSON object"))
-                continue
-            try:
-                authored = AuthoredLine.model_validate(payload)
-            except ValidationError as exc:
-                reject(*_reasons_from_pydantic(exc))
-                continue
-            item = items.get(authored.source_id)
-            if item is None:
-                reject(
-                    Reason(
-                        stage=STAGE,
-                        code="unknown_source_id",
-                        message=f"line {line_no}: source_id {authored.source_id!r} is not a loaded source item "
-                        "(load its source first, or fix the id)",
-                        path="$.source_id",
-                    )
+        if parsed.problem is not None:
+            reject(Reason(stage=STAGE, code=parsed.problem.code, message=f"line {line_no}: {parsed.problem}"))
+            continue
+        payload = parsed.value
+        if not isinstance(payload, dict):
+            reject(Reason(stage=STAGE, code="not_an_object", message=f"line {line_no}: expected a JSON object"))
+            continue
+        try:
+            authored = AuthoredLine.model_validate(payload)
+        except ValidationError as exc:
+            reject(*_reasons_from_pydantic(exc))
+            continue
+        too_big = check_nesting(authored.json_schema, authored.ground_truth)
+        if too_big:
+            # The same limits the validation stage applies, here before anything is stored.
+            reject(
+                *(
+                    Reason(stage=STAGE, code=f.code, message=f"line {line_no}: {f.message}", path=f"$.{f.check}")
+                    for f in too_big
                 )
-                continue
-            record = Record.build(
-                item,
-                authored.question,
-                authored.json_schema,
-                authored.ground_truth,
-                Provenance(
-                    annotator=authored.annotator,
-                    authored_via=f"file:{path.name}",
-                    authored_at=now,
-                    draft_model=authored.draft_model,
-                    time_spent_s=authored.time_spent_s,
-                ),
             )
-            earlier = first_line_of.get(record.record_id)
-            if earlier is not None:
-                reject(
-                    Reason(
-                        stage=STAGE,
-                        code="duplicate_record",
-                        message=f"line {line_no}: same source_id and question as line {earlier}; the first is kept",
-                    )
+            continue
+        item = items.get(authored.source_id)
+        if item is None:
+            reject(
+                Reason(
+                    stage=STAGE,
+                    code="unknown_source_id",
+                    message=f"line {line_no}: source_id {authored.source_id!r} is not a loaded source item "
+                    "(load its source first, or fix the id)",
+                    path="$.source_id",
                 )
-                continue
-            first_line_of[record.record_id] = line_no
-            result.records.append(record)
+            )
+            continue
+        record = Record.build(
+            item,
+            authored.question,
+            authored.json_schema,
+            authored.ground_truth,
+            Provenance(
+                annotator=authored.annotator,
+                authored_via=f"file:{path.name}",
+                authored_at=now,
+                draft_model=authored.draft_model,
+                time_spent_s=authored.time_spent_s,
+            ),
+        )
+        earlier = first_line_of.get(record.record_id)
+        if earlier is not None:
+            reject(
+                Reason(
+                    stage=STAGE,
+                    code="duplicate_record",
+                    message=f"line {line_no}: same source_id and question as line {earlier}; the first is kept",
+                )
+            )
+            continue
+        first_line_of[record.record_id] = line_no
+        result.records.append(record)
     return result

@@ -10,6 +10,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from core.evidence import Evidence
+
 SourceName = Literal["hotpotqa", "olmocr", "ami"]
 SOURCES: tuple[str, ...] = ("hotpotqa", "olmocr", "ami")
 
@@ -73,6 +75,9 @@ class RecordOutput(BaseModel):
 
     ground_truth: dict[str, Any]
     validated_output: dict[str, Any] | None = None
+    # Where each leaf comes from, keyed by JSON path (core/evidence.py); validation resolves offsets
+    # and locates the leaves a curator left without evidence (marked `auto`).
+    evidence: dict[str, Evidence] = Field(default_factory=dict)
 
 
 class RecordMetadata(BaseModel):
@@ -117,17 +122,21 @@ class Record(BaseModel):
         json_schema: dict[str, Any],
         ground_truth: dict[str, Any],
         provenance: Provenance | None = None,
+        evidence: dict[str, Evidence] | None = None,
     ) -> Record:
         extra = dict(item.metadata)
         if item.question is not None:
             extra["seed_question"] = item.question
+        if item.answer is not None:
+            # Kept whatever the question: the judge decides whether a reworded question still asks it.
+            extra["seed_answer"] = item.answer
         # The seed answer answers the seed question only; a curator's own question has none.
         if item.answer is not None and (item.question is None or question.strip() == item.question.strip()):
             extra.setdefault("answer", item.answer)
         return cls(
             record_id=make_record_id(item.source, item.source_id, question),
             input=RecordInput(context=item.context, question=question, json_schema=json_schema),
-            output=RecordOutput(ground_truth=ground_truth),
+            output=RecordOutput(ground_truth=ground_truth, evidence=evidence or {}),
             metadata=RecordMetadata(
                 source=item.source,
                 source_id=item.source_id,

@@ -20,6 +20,17 @@ class ValidationFailure(BaseModel):
     path: str = "$"
 
 
+class GroundingIssue(BaseModel):
+    """A doubt about one value that is not a hard failure: it lowers the judge's scores and is shown to the
+    curator (`ungrounded_value`, `value_not_near_entity`, `value_in_wrong_field`, `unverified_derivation`, ...)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    code: str
+    message: str
+    path: str = "$"
+
+
 class GroundingInfo(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -27,6 +38,9 @@ class GroundingInfo(BaseModel):
     grounded: int = 0
     fraction: float = 1.0  # grounded / leaves (1.0 when there are no leaves to ground)
     ungrounded_paths: list[str] = Field(default_factory=list)
+    # How each grounded leaf is supported: curator or draft evidence by kind, or located by the toolkit.
+    support: dict[str, int] = Field(default_factory=dict)
+    issues: list[GroundingIssue] = Field(default_factory=list)
 
 
 class ComplexityInfo(BaseModel):

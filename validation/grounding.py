@@ -7,7 +7,11 @@ rejection: answers may legitimately paraphrase, compute or count.
   >= 90 on the normalised texts). Scripts written without spaces (CJK, Thai, ...) need no word boundary.
 * Numbers (not booleans): found when a complete number of the context has the same value, written plain
   or comma-grouped: 1500 matches "1500" and "1,500"; 3.0 matches "3"; 45 matches "45%"; 208 does not
-  match inside "4,208". The sign is ignored (contexts write minus signs many ways).
+  match inside "4,208". The sign counts: -5 needs a minus sign ("-", "−", "–" or the word "minus") before
+  the digits, 5 must not have one (a hyphen glued to a word or number, as in "1986-2013", is no sign).
+* Transcript markup never grounds anything: the `[m:ss] SPEAKER:` prefix of every line of a meeting
+  transcript is blanked (same length, so offsets hold) before any lookup, so the integers 0-59 of the
+  timestamps and the speaker labels are not evidence.
 * Booleans and nulls are not leaves: they cannot be looked up in text.
 
 Speed: a context is prepared once (`normalize_context` caches recent ones; or pass a `NormalizedContext`)
@@ -52,6 +56,8 @@ _NON_ASCII = re.compile(r"[^\x00-\x7f]")
 # Scripts written without spaces between words: whole-word matching does not apply to them.
 _UNSPACED = re.compile(r"[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _NUMBER_TOKEN = re.compile(r"[0-9](?:[0-9.,]*[0-9])?")
+_TRANSCRIPT_MARKUP = re.compile(r"^\[\d{1,3}:\d{2}(?::\d{2})?\] [^:\n]{1,64}: ", re.MULTILINE)
+_MINUS_SIGNS = "-−–"
 _NUMBER_VALUE = re.compile(r"[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]+)?|[0-9]+(?:\.[0-9]+)?")
 
 
@@ -92,12 +98,33 @@ def _number_value(token: str) -> Decimal | None:
     return Decimal(token.replace(",", "")) if _NUMBER_VALUE.fullmatch(token) else None
 
 
+def mask_markup(context: str) -> str:
+    """The context with every transcript line prefix (`[m:ss] SPEAKER: `) blanked, offsets unchanged."""
+    if "] " not in context:
+        return context
+    return _TRANSCRIPT_MARKUP.sub(lambda m: " " * len(m.group()), context)
+
+
+def transcript_speakers(context: str) -> frozenset[str]:
+    """The speaker labels of a meeting transcript (empty for any other context)."""
+    return frozenset(m.group()[m.group().index("] ") + 2 : -2] for m in _TRANSCRIPT_MARKUP.finditer(context))
+
+
+def is_negative_at(text: str, hit: int) -> bool:
+    """Is the number starting at `hit` written with a minus sign (not a hyphen glued to a word or number)?"""
+    if hit and text[hit - 1] in _MINUS_SIGNS:
+        return hit < 2 or not text[hit - 2].isalnum()
+    return text[max(0, hit - 6) : hit].lower() == "minus "
+
+
 class NormalizedContext:
     """A context prepared for many lookups. Each form is built on first use: most values are copied
-    verbatim and found in the raw text, so most records never pay for folding or normalising."""
+    verbatim and found in the raw text, so most records never pay for folding or normalising.
+    `original` is the context as written; `raw` is it with transcript markup blanked (same offsets)."""
 
     def __init__(self, context: str) -> None:
-        self.raw = context
+        self.original = context
+        self.raw = mask_markup(context)
 
     @cached_property
     def folded(self) -> str:
@@ -113,9 +140,13 @@ class NormalizedContext:
 
     @cached_property
     def numbers(self) -> frozenset[Decimal]:
-        """Every complete number written in the context, by value ("1,500" and "1500" are 1500)."""
-        values = (_number_value(token) for token in _NUMBER_TOKEN.findall(self.folded))
-        return frozenset(v for v in values if v is not None)
+        """Every complete number written in the context, by signed value ("1,500" and "1500" are 1500)."""
+        values = set()
+        for match in _NUMBER_TOKEN.finditer(self.folded):
+            value = _number_value(match.group())
+            if value is not None:
+                values.add(-value if is_negative_at(self.folded, match.start()) else value)
+        return frozenset(values)
 
 
 def normalize_context(context: str) -> NormalizedContext:
@@ -178,10 +209,10 @@ def is_grounded(value: str | int | float, ctx: NormalizedContext) -> bool:
 
 
 def _number_grounded(value: int | float, ctx: NormalizedContext) -> bool:
-    """Found when some complete numeric token of the context has the same value (sign ignored)."""
+    """Found when some complete numeric token of the context has the same value and sign."""
     if isinstance(value, float) and not math.isfinite(value):
         return False
-    number = Decimal(abs(value)) if isinstance(value, int) else Decimal(repr(abs(value)))
+    number = Decimal(value) if isinstance(value, int) else Decimal(repr(value))
     found = _find_number(ctx.raw, number)
     if not found and not ctx.raw.isascii():
         found = _find_number(ctx.folded, number)  # fullwidth or other compatibility digits
@@ -193,6 +224,8 @@ def _number_grounded(value: int | float, ctx: NormalizedContext) -> bool:
 def _find_number(text: str, number: Decimal) -> bool | None:
     """Does a numeric token with this value occur? None when there were too many near misses to check.
     Such tokens start with the value's integer part, plain or grouped, so only those places are read."""
+    negative = number < 0
+    number = abs(number)
     whole = int(number)
     for spelling in {str(whole), f"{whole:,}"}:
         start = 0
@@ -205,7 +238,8 @@ def _find_number(text: str, number: Decimal) -> bool | None:
                 continue  # inside a longer number
             token = _NUMBER_TOKEN.match(text, hit)
             if token is not None and _number_value(token.group()) == number:
-                return True
+                if number == 0 or is_negative_at(text, hit) == negative:
+                    return True
         else:
             return None
     return False

@@ -6,14 +6,15 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any, NamedTuple
 
+from core.evidence import Evidence
 from core.models import Record
-from core.verdicts import ValidationFailure, ValidationReport
+from core.verdicts import GroundingInfo, ValidationFailure, ValidationReport
 from validation.alignment import check_alignment, check_schema_structure
 from validation.cache import schema_key
 from validation.canonical import canonical_ground_truth
 from validation.complexity import assess_complexity
+from validation.evidence import check_evidence
 from validation.ground_truth import check_ground_truth
-from validation.grounding import check_grounding
 from validation.limits import check_nesting
 from validation.pydantic_check import check_pydantic
 from validation.schema_check import check_schema, is_schema_usable
@@ -23,9 +24,16 @@ class RecordValidation(NamedTuple):
     record: Record
     report: ValidationReport
     validated_output: dict[str, Any] | None
+    evidence: dict[str, Evidence] | None = None  # resolved and located evidence, to store on the record
 
 
 def validate_record(record: Record) -> tuple[ValidationReport, dict[str, Any] | None]:
+    """The report and the canonical validated output (see `check_record`)."""
+    checked = check_record(record)
+    return checked.report, checked.validated_output
+
+
+def check_record(record: Record) -> RecordValidation:
     """All checks, schema first. A schema that is no schema (or fails a metaschema, or is too deep or
     large) skips what needs it (ground-truth validation, alignment, complexity); the rest still runs.
     A ground truth too deep or large skips what walks it. Grounding needs only the ground truth and the
@@ -59,12 +67,29 @@ def validate_record(record: Record) -> tuple[ValidationReport, dict[str, Any] | 
             complexity = assess_complexity(schema, key=key)
 
     grounding = None
+    resolved: dict[str, Evidence] | None = None
     if isinstance(context, str) and not ground_truth_too_big:
-        grounding = check_grounding(ground_truth, context)
+        given = getattr(record.output, "evidence", None) or {}
+        # Stored `auto` evidence is the toolkit's own guess from an earlier run: located afresh.
+        given = {path: e for path, e in given.items() if isinstance(e, Evidence) and not e.auto}
+        checked = check_evidence(ground_truth, context, given)
+        absent = {path for path, e in given.items() if e.kind == "absent"}
+        # An empty list the curator marked `absent` is the right answer (a page with no footnotes).
+        failures = [f for f in failures if not (f.code == "empty_array" and f.path in absent)]
+        failures += checked.failures
+        grounding = GroundingInfo(
+            leaves=checked.leaves,
+            grounded=checked.grounded,
+            fraction=checked.grounded / checked.leaves if checked.leaves else 1.0,
+            ungrounded_paths=checked.ungrounded,
+            support=dict(checked.support),
+            issues=checked.issues,
+        )
+        resolved = checked.resolved
     passed = not failures
     report = ValidationReport(passed=passed, failures=failures, grounding=grounding, complexity=complexity)
     validated_output = canonical_ground_truth(ground_truth, schema) if passed else None
-    return report, validated_output
+    return RecordValidation(record, report, validated_output, resolved)
 
 
 def _without_oversized(record: Record, schema: bool, ground_truth: bool) -> Record:
@@ -82,5 +107,4 @@ def _without_oversized(record: Record, schema: bool, ground_truth: bool) -> Reco
 def validate_many(records: Iterable[Record]) -> Iterator[RecordValidation]:
     """Lazily validate a batch; the caches make records that share a schema cheap."""
     for record in records:
-        report, validated_output = validate_record(record)
-        yield RecordValidation(record, report, validated_output)
+        yield check_record(record)

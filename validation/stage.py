@@ -8,7 +8,7 @@ from core.batching import batched
 from core.models import Reason, RecordState
 from core.progress import progress
 from core.store import StateChange, Store
-from validation.pipeline import validate_record
+from validation.pipeline import check_record
 
 STAGE = "validation"
 BATCH = 1000
@@ -24,12 +24,15 @@ def run_validation(store: Store, source: str) -> Counter[str]:
             changes = []
             for item in chunk:
                 record = item.record
-                report, validated_output = validate_record(record)
+                report, validated_output, evidence = check_record(record)[1:]
                 # Shallow copies of the parts that change: a deep copy would copy the context too.
                 metadata = record.metadata
                 if report.complexity is not None:
                     metadata = metadata.model_copy(update={"schema_complexity": report.complexity.level})
-                output = record.output.model_copy(update={"validated_output": validated_output})
+                update: dict[str, object] = {"validated_output": validated_output}
+                if evidence is not None:
+                    update["evidence"] = evidence  # offsets resolved, values located: shown to curators
+                output = record.output.model_copy(update=update)
                 updated = record.model_copy(update={"metadata": metadata, "output": output})
                 if report.passed:
                     changes.append(

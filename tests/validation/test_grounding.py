@@ -82,7 +82,11 @@ def test_numbers_formatted_with_commas(kansas_city: str) -> None:
 def test_number_forms(hotpot_contexts: dict[str, str]) -> None:
     context = hotpot_contexts[FISHING_LAKE_ID]
     ground_truth = {"population": 9984, "acres": 62.0, "km2": 0.25, "years": 12.5, "depth": -13, "nan": float("nan")}
-    assert check_grounding(ground_truth, context).ungrounded_paths == ["$.nan"]
+    # The context writes 13 without a minus sign: -13 is not what it says.
+    assert check_grounding(ground_truth, context).ungrounded_paths == ["$.depth", "$.nan"]
+    assert check_grounding({"t": -5, "u": 5}, "Lows of -5 C.").ungrounded_paths == ["$.u"]
+    assert check_grounding({"t": -5}, "It fell to minus 5 degrees.").ungrounded_paths == []
+    assert check_grounding({"start": 1986, "end": 2013}, "He served 1986-2013.").ungrounded_paths == []
     assert check_grounding({"p": 45}, "Turnout was 45% this year.").ungrounded_paths == []
     assert check_grounding({"p": 3.0}, "It took 3 days.").ungrounded_paths == []
     assert check_grounding({"p": 3}, "It took 3.5 days.").ungrounded_paths == ["$.p"]

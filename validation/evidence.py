@@ -1,0 +1,578 @@
+"""Ground every value against its own evidence, never against "anywhere in the context".
+
+For each leaf of a ground truth (core/evidence.py says what evidence is):
+
+* with curator or draft evidence: the quote is located in the context (exactly, else ignoring case and
+  runs of whitespace; given offsets must hold the quote), may not lie in transcript markup, and the value
+  must be the quoted text (`span`) or a recognised normalisation of it (`normalised`); a `derived` value
+  names leaves that exist and, with a `rule`, is recomputed from them; an `absent` value is null or empty.
+  A broken piece of evidence is a hard failure with a code and the JSON path: the record goes back to its
+  curator with the reason.
+* without evidence: the toolkit locates the value itself (whole words outside transcript markup, numbers
+  by value and sign, spelled-out numbers as `normalised`) and stores the span it found as `auto` evidence.
+  A value it cannot find is `ungrounded_value`: a doubt for the judge and the curator, not a rejection,
+  since answers may paraphrase.
+
+Values are also tied to their field. In an object with a name-like anchor (`name`, `title`, ...) a value
+must sit in the same sentence or line as the anchor, or in a paragraph headed by it, else
+`value_not_near_entity` (birth dates swapped between two people). In a table row, or after a label on its
+line, a value whose column header or label names a sibling field and not its own is
+`value_in_wrong_field` (numbers permuted between fields). Both are doubts that lower the judge's scores.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from decimal import Decimal
+from functools import lru_cache
+from typing import Any
+
+from core.evidence import Evidence
+from core.verdicts import GroundingIssue, ValidationFailure
+from validation import paths
+from validation.grounding import NormalizedContext, is_grounded, is_negative_at, normalize_context, transcript_speakers
+from validation.normalise import matches_normalised, number_readings, same_number
+
+CHECK = "evidence"
+MAX_OCCURRENCES = 64
+ANCHOR_KEYS = (
+    "name", "title", "full_name", "person", "entity", "company", "organization", "organisation", "player", "team",
+    "film", "book", "movie", "band", "album", "song", "city", "country", "place", "route", "code", "label",
+)  # fmt: skip
+_STOP = {"the", "and", "for", "with", "from", "into", "was", "are", "has", "had", "its", "this", "that", "value"}
+_LABEL_BEFORE = re.compile(r"([A-Za-z][A-Za-z /&()-]{0,40}):\s*$")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"“(\[])")
+_NUMBER_TOKEN = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?")
+_NUMBER_WORDS = (
+    "zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|"
+    "seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|million|"
+    "billion|half|quarter"
+)
+_SPELLED = re.compile(rf"\b(?:(?:{_NUMBER_WORDS}|a|an|and)[\s-]+)*(?:{_NUMBER_WORDS})\b", re.IGNORECASE)
+
+
+@dataclass
+class EvidenceResult:
+    failures: list[ValidationFailure] = field(default_factory=list)
+    issues: list[GroundingIssue] = field(default_factory=list)
+    resolved: dict[str, Evidence] = field(default_factory=dict)
+    support: Counter[str] = field(default_factory=Counter)
+    ungrounded: list[str] = field(default_factory=list)
+    leaves: int = 0  # strings and numbers
+    grounded: int = 0
+
+    def fail(self, code: str, message: str, path: str) -> None:
+        self.failures.append(ValidationFailure(check=CHECK, code=code, message=paths.shorten(message), path=path))
+
+    def doubt(self, code: str, message: str, path: str) -> None:
+        self.issues.append(GroundingIssue(code=code, message=paths.shorten(message), path=path))
+
+
+@dataclass(frozen=True)
+class Leaf:
+    path: str
+    value: Any
+    parent: str  # path of the enclosing object or array
+    key: str | None  # the key under the enclosing object, None inside arrays
+
+
+def walk_leaves(ground_truth: Any) -> tuple[list[Leaf], dict[str, Any]]:
+    """Every scalar leaf and every empty list (document order), and every container by path."""
+    leaves: list[Leaf] = []
+    containers: dict[str, Any] = {}
+    stack: list[tuple[str, Any, str, str | None]] = [("$", ground_truth, "", None)]
+    while stack:
+        path, value, parent, key = stack.pop()
+        if isinstance(value, dict):
+            containers[path] = value
+            stack.extend((paths.child(path, str(k)), v, path, str(k)) for k, v in reversed(value.items()))
+        elif isinstance(value, list):
+            containers[path] = value
+            if not value:
+                leaves.append(Leaf(path, value, parent, key))
+            stack.extend((paths.index(path, i), v, path, None) for i, v in reversed(list(enumerate(value))))
+        else:
+            leaves.append(Leaf(path, value, parent, key))
+    return leaves, containers
+
+
+# ---- the context's layout: lines, sentences, paragraphs, tables -------------------------------------------
+
+
+class Layout:
+    """Where a span sits: its line, sentence and paragraph, and the table cell it falls in."""
+
+    def __init__(self, ctx: NormalizedContext) -> None:
+        self.text = ctx.raw  # markup blanked, offsets as in the original
+        self.is_transcript = ctx.raw != ctx.original
+
+    def line(self, offset: int) -> tuple[int, int]:
+        start = self.text.rfind("\n", 0, offset) + 1
+        end = self.text.find("\n", offset)
+        return start, len(self.text) if end < 0 else end
+
+    def sentence(self, offset: int) -> str:
+        start, end = self.line(offset)
+        line = self.text[start:end]
+        position = 0
+        for piece in _SENTENCE_END.split(line):
+            if position + len(piece) >= offset - start:
+                return piece
+            position += len(piece) + 1
+        return line
+
+    def paragraph_head(self, offset: int) -> str:
+        """The first line of the paragraph (HotpotQA: the article title) holding `offset`."""
+        if self.is_transcript:
+            return ""
+        start = self.text.rfind("\n\n", 0, offset)
+        start = 0 if start < 0 else start + 2
+        end = self.text.find("\n", start)
+        return self.text[start : len(self.text) if end < 0 else end]
+
+    def nearby_lines(self, offset: int, radius: int = 3) -> str:
+        start, end = self.line(offset)
+        for _ in range(radius):
+            start = self.text.rfind("\n", 0, max(0, start - 1)) + 1
+            nxt = self.text.find("\n", end + 1)
+            end = len(self.text) if nxt < 0 else nxt
+        return self.text[start:end]
+
+    def label(self, offset: int) -> str:
+        """The column header above a table cell, or the words before the value on its line."""
+        start, end = self.line(offset)
+        line = self.text[start:end]
+        if line.lstrip().startswith("|"):
+            column = line[: offset - start].count("|") - 1
+            header = self._table_header(start)
+            if header is not None and 0 <= column < len(header):
+                return header[column]
+            return ""
+        # Prose: only a "Label: value" right before the value counts (a sentence's other words name no field).
+        match = _LABEL_BEFORE.search(line[: offset - start])
+        return match.group(1) if match else ""
+
+    def _table_header(self, line_start: int) -> list[str] | None:
+        position = line_start
+        header = None
+        while position > 0:
+            previous = self.text.rfind("\n", 0, position - 1) + 1
+            row = self.text[previous : position - 1]
+            if not row.lstrip().startswith("|"):
+                break
+            header, position = row, previous
+        if header is None:
+            return None
+        return [cell.strip() for cell in header.strip().strip("|").split("|")]
+
+
+@lru_cache(maxsize=64)
+def _layout(context: str) -> Layout:
+    return Layout(normalize_context(context))
+
+
+def _words(text: str) -> set[str]:
+    tokens = re.findall(r"[a-z0-9]+", text.lower())
+    return {t[:-1] if t.endswith("s") and len(t) > 3 else t for t in tokens if len(t) >= 3 and t not in _STOP}
+
+
+def _mentions(text: str, anchor: str) -> bool:
+    """Does `text` name the anchor: the whole name, or its longest word (a surname, a title word)?"""
+    folded = text.lower()
+    wanted = anchor.lower().strip()
+    if not wanted:
+        return False
+    if re.search(rf"(?<!\w){re.escape(wanted)}(?!\w)", folded):
+        return True
+    words = sorted((w for w in re.findall(r"\w+", wanted) if len(w) >= 4), key=len, reverse=True)
+    return bool(words) and re.search(rf"(?<!\w){re.escape(words[0])}(?!\w)", folded) is not None
+
+
+# ---- finding a value in the context ------------------------------------------------------------------------
+
+
+def _occurrences(value: Any, ctx: NormalizedContext) -> list[tuple[int, int, str]]:
+    """(start, end, kind) of the value's places in the context, outside transcript markup."""
+    text = ctx.raw
+    if isinstance(value, str):
+        stripped = value.strip()
+        if not stripped:
+            return []
+        pattern = _phrase_pattern(stripped)
+        return [
+            (m.start(), m.end(), "span") for _, m in zip(range(MAX_OCCURRENCES), pattern.finditer(text), strict=False)
+        ]
+    number = Decimal(value) if isinstance(value, int) else Decimal(repr(value))
+    found = [(start, end, "span") for start, end, token_value in _number_tokens(text) if token_value == number][
+        :MAX_OCCURRENCES
+    ]
+    if not found:
+        found = [
+            (s, e, "normalised")
+            for s, e, readings in _spelled_numbers(text)
+            if any(same_number(r, value) for r in readings)
+        ]
+    return found[:MAX_OCCURRENCES]
+
+
+@lru_cache(maxsize=4096)
+def _phrase_pattern(phrase: str) -> re.Pattern[str]:
+    body = r"\s+".join(re.escape(part) for part in phrase.split())
+    before = r"(?<!\w)" if phrase[0].isalnum() else ""
+    after = r"(?!\w)" if phrase[-1].isalnum() else ""
+    return re.compile(before + body + after, re.IGNORECASE)
+
+
+@lru_cache(maxsize=64)
+def _number_tokens(text: str) -> tuple[tuple[int, int, Decimal], ...]:
+    tokens = []
+    for match in _NUMBER_TOKEN.finditer(text):
+        start = match.start()
+        if start and (
+            text[start - 1].isalnum()
+            or text[start - 1] in "._"
+            or (text[start - 1] == "," and start > 1 and text[start - 2].isdigit())
+        ):
+            continue
+        if match.end() < len(text) and text[match.end()].isalpha() and text[match.end()] not in "smhdkMBK%":
+            continue  # glued to letters ("B12", "3rd" are no numbers of the answer)
+        value = Decimal(match.group().replace(",", ""))
+        tokens.append((start, match.end(), -value if is_negative_at(text, start) else value))
+    return tuple(tokens)
+
+
+@lru_cache(maxsize=64)
+def _spelled_numbers(text: str) -> tuple[tuple[int, int, frozenset[Decimal]], ...]:
+    return tuple(
+        (m.start(), m.end(), frozenset(number_readings(m.group())))
+        for m in _SPELLED.finditer(text)
+        if m.group().lower() not in ("a", "an", "and", "one")  # "one" alone is a pronoun far more often
+    )
+
+
+def value_matches_span(value: Any, quote: str) -> bool:
+    """The value is the quoted text: found as whole words inside it (strings), or as one of its numbers with
+    the same sign (numbers)."""
+    if isinstance(value, bool) or value is None:
+        return False
+    if isinstance(value, str):
+        return is_grounded(value, NormalizedContext(quote))
+    number = Decimal(value) if isinstance(value, int) else Decimal(repr(value))
+    return any(token == number for _, _, token in _number_tokens(quote))
+
+
+# ---- the check ---------------------------------------------------------------------------------------------
+
+
+def check_evidence(ground_truth: Any, context: str, evidence: dict[str, Evidence]) -> EvidenceResult:
+    result = EvidenceResult()
+    ctx = normalize_context(context)
+    layout = _layout(context)
+    leaves, containers = walk_leaves(ground_truth)
+    by_path = {leaf.path: leaf for leaf in leaves}
+    for path in evidence:
+        if path not in by_path and path not in containers:
+            result.fail(
+                "evidence_unknown_path", f"evidence is given for {path}, which is not in the ground truth", path
+            )
+    speakers = transcript_speakers(context) if layout.is_transcript else frozenset()
+    spans: dict[str, tuple[int, int]] = {}
+    for leaf in leaves:
+        value = leaf.value
+        counted = isinstance(value, str | int | float) and not isinstance(value, bool)
+        result.leaves += counted
+        given = evidence.get(leaf.path)
+        if given is not None:
+            located = _check_given(leaf, given, context, ctx, evidence, by_path, containers, result)
+            if located is not None:
+                spans[leaf.path] = located
+                result.resolved[leaf.path] = given.model_copy(
+                    update={"start": located[0], "end": located[1], "quote": context[located[0] : located[1]]}
+                )
+            elif not any(f.path == leaf.path for f in result.failures):
+                result.resolved[leaf.path] = given
+            ok = not any(f.path == leaf.path for f in result.failures)
+            if counted and ok:
+                result.grounded += 1
+                result.support[given.kind] += 1
+            elif counted:
+                result.ungrounded.append(leaf.path)
+            continue
+        if value is None:
+            result.doubt(
+                "unexplained_null", "null without `absent` evidence: is the value really not in the context?", leaf.path
+            )
+            continue
+        if not counted:
+            continue
+        if isinstance(value, str) and value.strip() in speakers:
+            result.grounded += 1
+            result.support["speaker"] += 1
+            continue
+        place = _locate(leaf, ctx, layout, by_path, result)
+        if place is None:
+            if is_grounded(value, ctx):  # paraphrase-tolerant: normalised or fuzzy, no offsets
+                result.grounded += 1
+                result.support["fuzzy"] += 1
+            else:
+                result.ungrounded.append(leaf.path)
+                result.doubt("ungrounded_value", f"{_show(value)} is not found in the context", leaf.path)
+            continue
+        start, end, kind = place
+        spans[leaf.path] = (start, end)
+        result.resolved[leaf.path] = Evidence(kind=kind, quote=context[start:end], start=start, end=end, auto=True)  # type: ignore[arg-type]
+        result.grounded += 1
+        result.support["located"] += 1
+    _check_fields(leaves, spans, layout, by_path, result, explicit=set(evidence))
+    return result
+
+
+def _show(value: Any) -> str:
+    return repr(value) if not isinstance(value, str) or len(value) < 60 else repr(value[:57] + "...")
+
+
+def _check_given(
+    leaf: Leaf,
+    given: Evidence,
+    context: str,
+    ctx: NormalizedContext,
+    evidence: dict[str, Evidence],
+    by_path: dict[str, Leaf],
+    containers: dict[str, Any],
+    result: EvidenceResult,
+) -> tuple[int, int] | None:
+    value, path = leaf.value, leaf.path
+    if given.kind == "absent":
+        if value not in (None, [], ""):
+            result.fail(
+                "evidence_mismatch", f"evidence says the context states nothing, but the value is {_show(value)}", path
+            )
+        return None
+    if given.kind == "derived":
+        for source in given.sources:
+            if source not in by_path and source not in containers:
+                result.fail("derived_unknown_source", f"derived from {source}, which is not in the ground truth", path)
+        if given.rule and not any(f.path == path for f in result.failures):
+            computed = derive(given.rule, [_value_at(s, by_path, containers) for s in given.sources])
+            if computed is None:
+                result.fail("evidence_mismatch", f"rule {given.rule!r} cannot be computed from {given.sources}", path)
+            elif not _same(computed, value):
+                result.fail(
+                    "evidence_mismatch",
+                    f"{given.rule} of {', '.join(given.sources)} is {_show(computed)}, not {_show(value)}",
+                    path,
+                )
+        elif not given.rule:
+            result.doubt(
+                "unverified_derivation",
+                f"derived from {', '.join(given.sources)} without a rule the toolkit can recompute",
+                path,
+            )
+        return None
+    place = _resolve_quote(given, context, ctx)
+    if isinstance(place, str):
+        result.fail(place.split(":", 1)[0], place.split(":", 1)[1].strip(), path)
+        return None
+    start, end = place
+    quote = context[start:end]
+    if value is None or value == []:
+        result.fail("evidence_mismatch", "a quoted span cannot support a null or empty value: mark it `absent`", path)
+        return None
+    if isinstance(value, bool):
+        return place  # a boolean is read, not copied: the span shows where; the judge weighs it
+    if value_matches_span(value, quote):
+        return place
+    if matches_normalised(value, quote):
+        return place  # a normalisation quoted as a span: fine, it is the same place
+    kind = "normalised form" if given.kind == "normalised" else "text"
+    result.fail("evidence_mismatch", f"{_show(value)} is not the {kind} of its evidence {quote[:80]!r}", path)
+    return None
+
+
+def _resolve_quote(given: Evidence, context: str, ctx: NormalizedContext) -> tuple[int, int] | str:
+    """(start, end) of the evidence in the context, or "code: reason"."""
+    if given.located:
+        assert given.start is not None and given.end is not None
+        where = f"offsets {given.start}-{given.end}"
+        if given.end > len(context):
+            return f"evidence_offsets_mismatch: {where} are past the end of the context ({len(context)} characters)"
+        if (
+            given.quote is not None
+            and " ".join(context[given.start : given.end].split()).lower() != " ".join(given.quote.split()).lower()
+        ):
+            return (
+                f"evidence_offsets_mismatch: {where} hold {context[given.start : given.end][:60]!r}, "
+                f"not the quote {given.quote[:60]!r}"
+            )
+        place = (given.start, given.end)
+    else:
+        assert given.quote is not None
+        quote = given.quote.strip()
+        if not quote:
+            return "evidence_not_in_context: the quote is empty"
+        match = re.search(r"\s+".join(re.escape(p) for p in quote.split()), context) or _phrase_pattern(quote).search(
+            context
+        )
+        if match is None:
+            return f"evidence_not_in_context: the quote {quote[:80]!r} is not in the context"
+        place = (match.start(), match.end())
+        # Prefer an occurrence outside transcript markup when the first lies inside it.
+        if ctx.raw[place[0] : place[1]].strip() == "":
+            for later in _phrase_pattern(quote).finditer(context, match.end()):
+                if ctx.raw[later.start() : later.end()].strip():
+                    place = (later.start(), later.end())
+                    break
+    if ctx.raw[place[0] : place[1]].strip() == "" and context[place[0] : place[1]].strip():
+        return (
+            "evidence_in_markup: the quote lies in the transcript's timestamps or speaker labels, which are no evidence"
+        )
+    return place
+
+
+def _value_at(path: str, by_path: dict[str, Leaf], containers: dict[str, Any]) -> Any:
+    return by_path[path].value if path in by_path else containers.get(path)
+
+
+def _comparable(value: Any) -> Any:
+    if isinstance(value, str):
+        return " ".join(value.lower().split())
+    return value
+
+
+def _same(a: Any, b: Any) -> bool:
+    if isinstance(a, bool) or isinstance(b, bool):
+        return a is b
+    if isinstance(a, int | float | Decimal) and isinstance(b, int | float):
+        return same_number(Decimal(repr(a)) if isinstance(a, float) else Decimal(a), b)
+    return _comparable(a) == _comparable(b)
+
+
+def derive(rule: str, values: list[Any]) -> Any:
+    """Recompute a derived value from its sources; None when the rule does not apply to them."""
+    try:
+        if rule == "equal":
+            return len({repr(_comparable(v)) for v in values}) == 1
+        if rule == "not_equal":
+            return len({repr(_comparable(v)) for v in values}) > 1
+        if rule in ("all_true", "any_true"):
+            if not all(isinstance(v, bool) for v in values):
+                return None
+            return all(values) if rule == "all_true" else any(values)
+        if rule == "count":
+            return (
+                sum(len(v) for v in values if isinstance(v, list)) if all(isinstance(v, list) for v in values) else None
+            )
+        numbers = [Decimal(repr(v)) if isinstance(v, float) else Decimal(v) for v in values if not isinstance(v, bool)]
+        if len(numbers) != len(values) or not numbers:
+            return None
+        if rule == "sum":
+            return sum(numbers)
+        if rule == "min":
+            return min(numbers)
+        if rule == "max":
+            return max(numbers)
+        if len(numbers) != 2:
+            return None
+        first, second = numbers
+        return {
+            "difference": first - second,
+            "earlier": first < second,
+            "less": first < second,
+            "later": first > second,
+            "greater": first > second,
+        }.get(rule)
+    except (TypeError, ValueError, ArithmeticError):
+        return None
+
+
+# ---- tying values to their fields --------------------------------------------------------------------------
+
+
+def _anchor(parent: str, by_path: dict[str, Leaf]) -> Leaf | None:
+    """The name-like leaf of an object (`name`, `title`, `*_name`, ...), if it has one."""
+    candidates = [
+        leaf for leaf in by_path.values() if leaf.parent == parent and isinstance(leaf.value, str) and leaf.key
+    ]
+    for key in ANCHOR_KEYS:
+        for leaf in candidates:
+            if leaf.key == key:
+                return leaf
+    for leaf in candidates:
+        assert leaf.key is not None
+        if leaf.key.endswith(("_name", "_title")):
+            return leaf
+    return None
+
+
+def _near(layout: Layout, offset: int, anchor: str) -> bool:
+    if layout.is_transcript:
+        return _mentions(layout.nearby_lines(offset), anchor)
+    return _mentions(layout.sentence(offset), anchor) or _mentions(layout.paragraph_head(offset), anchor)
+
+
+def _locate(
+    leaf: Leaf, ctx: NormalizedContext, layout: Layout, by_path: dict[str, Leaf], result: EvidenceResult
+) -> tuple[int, int, str] | None:
+    """The best place of a value without evidence: near its object's anchor, under its own label."""
+    places = _occurrences(leaf.value, ctx)
+    if not places:
+        return None
+    anchor = _anchor(leaf.parent, by_path)
+    if anchor is None or anchor.path == leaf.path:
+        return places[0]
+    for place in places:
+        if _near(layout, place[0], anchor.value):
+            return place
+    result.doubt(
+        "value_not_near_entity",
+        f"{_show(leaf.value)} is in the context, but never near {anchor.value!r}, the entity it is given for",
+        leaf.path,
+    )
+    return places[0]
+
+
+def _check_fields(
+    leaves: list[Leaf],
+    spans: dict[str, tuple[int, int]],
+    layout: Layout,
+    by_path: dict[str, Leaf],
+    result: EvidenceResult,
+    explicit: set[str],
+) -> None:
+    by_parent: dict[str, list[Leaf]] = {}
+    for leaf in leaves:
+        if leaf.key and leaf.path in spans:
+            by_parent.setdefault(leaf.parent, []).append(leaf)
+    for parent, siblings in by_parent.items():
+        anchor = _anchor(parent, by_path)
+        for leaf in siblings:
+            start = spans[leaf.path][0]
+            if (
+                leaf.path in explicit
+                and anchor is not None
+                and anchor.path != leaf.path
+                and not _near(layout, start, anchor.value)
+            ):
+                result.doubt(
+                    "value_not_near_entity",
+                    f"the evidence of {_show(leaf.value)} is not near {anchor.value!r}, the entity it is given for",
+                    leaf.path,
+                )
+            if len(siblings) < 2:
+                continue
+            label = _words(layout.label(start))
+            if not label:
+                continue
+            own = _words(leaf.key or "")
+            if own & label:
+                continue
+            rivals = [s.key for s in siblings if s is not leaf and _words(s.key or "") & label]
+            if rivals:
+                result.doubt(
+                    "value_in_wrong_field",
+                    f"{_show(leaf.value)} stands under {layout.label(start).strip()[:40]!r}, "
+                    f"which names {rivals[0]!r}, not {leaf.key!r}",
+                    leaf.path,
+                )
