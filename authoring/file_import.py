@@ -13,6 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from core.evidence import parse_evidence_map
 from core.models import Provenance, Reason, Record, SourceItem, utcnow
 from validation.boundary import read_json_lines
 from validation.limits import check_nesting
@@ -30,6 +31,9 @@ class AuthoredLine(BaseModel):
     json_schema: dict[str, Any]
     ground_truth: dict[str, Any]
     annotator: str = Field(min_length=1)
+    # Where each value comes from, keyed by JSON path (core/evidence.py): a quoted string, or
+    # {"kind": "normalised"|"derived"|"absent", "quote", "start", "end", "sources", "rule", "note"}.
+    evidence: dict[str, Any] | None = None
     # Optional provenance a curator's own tooling may add.
     draft_model: str | None = None
     time_spent_s: float | None = None
@@ -91,6 +95,15 @@ def import_authored(path: Path, items: dict[str, SourceItem]) -> ImportResult:
                 )
             )
             continue
+        evidence, problems = parse_evidence_map(authored.evidence)
+        if problems:
+            reject(
+                *(
+                    Reason(stage=STAGE, code="invalid_evidence", message=f"line {line_no}: {where}: {why}", path=where)
+                    for where, why in problems
+                )
+            )
+            continue
         item = items.get(authored.source_id)
         if item is None:
             reject(
@@ -115,6 +128,7 @@ def import_authored(path: Path, items: dict[str, SourceItem]) -> ImportResult:
                 draft_model=authored.draft_model,
                 time_spent_s=authored.time_spent_s,
             ),
+            evidence=evidence,
         )
         earlier = first_line_of.get(record.record_id)
         if earlier is not None:
