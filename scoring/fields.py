@@ -81,7 +81,9 @@ class FieldConfig:
                 raise EvaluationConfigError(f"{path}: evaluation_config {name} must be a number >= 0, got {value!r}")
             numbers[name] = float(value)
         if numbers["threshold"] > 1:
-            raise EvaluationConfigError(f"{path}: evaluation_config threshold is a ratio in [0, 1], got {raw['threshold']}")
+            raise EvaluationConfigError(
+                f"{path}: evaluation_config threshold is a ratio in [0, 1], got {raw['threshold']}"
+            )
         return cls(metric=metric, **numbers)
 
 

@@ -1,0 +1,315 @@
+"""`python -m scoring`: score predictions on a release, and the curation numbers (thin over the library)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from scoring.aggregate import DEFAULT_BOOTSTRAP_SAMPLES
+from scoring.curation import (
+    OUTPUT_TOKEN_BUDGET,
+    array_order_warnings,
+    draft_agreement,
+    output_budget,
+    summarize_agreement,
+)
+from scoring.evaluate import evaluate
+from scoring.flags import DEFAULT_MIN_CONSISTENCY, ambiguity, load_samples, read_samples, save_flags, save_samples
+from scoring.inputs import Predictions, Release, ScoringInputError, load_predictions, load_release
+from scoring.sob import CATEGORIES, METRICS
+from scoring.suspects import (
+    DEFAULT_AGREE,
+    DEFAULT_MAX_STED,
+    DEFAULT_MAX_VALUE_ACCURACY,
+    DEFAULT_MIN_MODELS,
+    find_suspects,
+)
+
+LISTED = 20
+
+
+def _ratio(text: str) -> float:
+    value = float(text)
+    if not 0 <= value <= 1:
+        raise argparse.ArgumentTypeError(f"must be between 0 and 1, got {text}")
+    return value
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {text}")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m scoring",
+        description="Score model predictions on a release with SOB's metrics (hardening, coverage gates, "
+        "complexity-weighted means with bootstrap CIs), ExtractBench field presets and STED; and report "
+        "curation numbers: suspect ground truths, draft-to-final agreement, output budget, array order, "
+        "ambiguous questions.",
+    )
+    parser.add_argument(
+        "--release", type=Path, metavar="DIR", help="a release folder (workspace/releases/<config>/<V>)"
+    )
+    parser.add_argument(
+        "--predictions",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="JSONL predictions, SOB response format or {record_id, response[, model_id]}; repeat for more models",
+    )
+    parser.add_argument("--split", action="append", help="score only this split (repeatable; default all)")
+    parser.add_argument(
+        "--bootstrap", type=int, default=DEFAULT_BOOTSTRAP_SAMPLES, help="bootstrap samples for the 95%% CIs"
+    )
+    parser.add_argument("--seed", type=int, default=42, help="bootstrap seed (default 42)")
+    parser.add_argument("--output", type=Path, metavar="FILE", help="write the full report as JSON here")
+    parser.add_argument("--json", action="store_true", help="print the full report as JSON instead of tables")
+    sus = parser.add_argument_group("suspect ground truths (with --predictions from several reference models)")
+    sus.add_argument(
+        "--suspects",
+        action="store_true",
+        help="list records where the models agree with each other and disagree with the ground truth",
+    )
+    sus.add_argument("--min-models", type=_positive, default=DEFAULT_MIN_MODELS, help="agreeing models needed (3)")
+    sus.add_argument("--agree", type=_ratio, default=DEFAULT_AGREE, help="STED at which two models agree (0.9)")
+    sus.add_argument(
+        "--max-value-accuracy",
+        type=_ratio,
+        default=DEFAULT_MAX_VALUE_ACCURACY,
+        help="the consensus disagrees with the truth below this value accuracy (0.5)",
+    )
+    sus.add_argument(
+        "--max-sted", type=_ratio, default=DEFAULT_MAX_STED, help="... and below this STED to the truth (0.8)"
+    )
+    cur = parser.add_argument_group("curation numbers")
+    cur.add_argument(
+        "--curation",
+        action="store_true",
+        help="output budget and array-order checks of the release; with --workspace also draft-to-final agreement",
+    )
+    cur.add_argument("--budget", type=_positive, default=OUTPUT_TOKEN_BUDGET, help="output token budget (2048)")
+    cur.add_argument(
+        "--workspace",
+        type=Path,
+        help="the curation workspace: drafts are read from its store, suspect and ambiguity flags are written to it",
+    )
+    amb = parser.add_argument_group("ambiguous questions (repeated drafts at a temperature above zero)")
+    amb.add_argument(
+        "--ambiguity",
+        action="store_true",
+        help="STED consistency of each source item's repeated "
+        "drafts; low consistency is flagged (needs --workspace and --source)",
+    )
+    amb.add_argument("--source", choices=["hotpotqa", "olmocr", "ami"], help="the source of --ambiguity")
+    amb.add_argument(
+        "--draft-samples",
+        type=Path,
+        metavar="FILE",
+        help="JSONL {source_id, ground_truth[, model, temperature]} to add to the store first",
+    )
+    amb.add_argument(
+        "--min-consistency",
+        type=_ratio,
+        default=DEFAULT_MIN_CONSISTENCY,
+        help="flag a source item whose drafts agree less than this (0.8)",
+    )
+    return parser
+
+
+def _check(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
+    if args.ambiguity:
+        if args.workspace is None or args.source is None:
+            parser.error("--ambiguity needs --workspace and --source")
+        return
+    if args.release is None:
+        parser.error("--release DIR is required (or use --ambiguity)")
+    if not args.predictions and not args.curation:
+        parser.error("give --predictions FILE to score, or --curation for the curation numbers")
+    if args.suspects and not args.predictions:
+        parser.error("--suspects needs --predictions from several reference models")
+    if args.bootstrap < 0:
+        parser.error("--bootstrap must be >= 0")
+
+
+def _fmt(estimate: dict[str, float]) -> str:
+    return f"{estimate['mean']:.3f} [{estimate['ci95_low']:.3f}, {estimate['ci95_high']:.3f}]"
+
+
+def _print_scores(report: dict[str, Any]) -> None:
+    print(f"release {report['release']['path']} ({report['modality']}), {report['records']} records")
+    for model in report["models"]:
+        print(
+            f"\n{model['model']}: {model['n']} records, {model['missing_predictions']} without a prediction, "
+            f"{model['unknown_records']} predictions for unknown records, "
+            f"{model['unweighted_records']} without a complexity (weight 0)"
+        )
+        print(f"  {'metric':<28} {'mean [95% CI]':<26} {'weighted mean [95% CI]'}")
+        for key, name in [*METRICS.items(), ("json_parse_success", "JSON Parse Success")]:
+            print(f"  {name:<28} {_fmt(model['overall'][key]):<26} {_fmt(model['weighted'][key])}")
+        for name in CATEGORIES:
+            print(f"  {name:<28} {_fmt(model['overall'][name]):<26} {_fmt(model['weighted'][name])}")
+        if model.get("fields"):
+            f = model["fields"]
+            print(
+                f"  fields (evaluation_config): accuracy {f['field_accuracy']:.3f} over {f['fields']} fields; "
+                f"missing {f['missing']}, null {f['null_predicted']}, hallucinated {f['hallucinated']}, "
+                f"extra {f['extra']}"
+            )
+    if report["rejected_lines"]:
+        print(f"\n{len(report['rejected_lines'])} prediction lines rejected:")
+        for r in report["rejected_lines"][:LISTED]:
+            print(f"  {r['file']}:{r['line']}: {r['reason']}")
+
+
+def _load_predictions(paths: list[Path]) -> Predictions:
+    predictions = Predictions()
+    for path in paths:
+        predictions.add(load_predictions(path))
+    return predictions
+
+
+def _suspects(args: argparse.Namespace, release: Release, predictions: Predictions) -> dict[str, Any]:
+    found = find_suspects(
+        {rid: r.ground_truth for rid, r in release.records.items()},
+        predictions.by_model,
+        min_models=args.min_models,
+        agree=args.agree,
+        max_value_accuracy=args.max_value_accuracy,
+        max_sted=args.max_sted,
+    )
+    result: dict[str, Any] = {"models": sorted(predictions.by_model), "suspects": [s.as_dict() for s in found]}
+    if args.workspace is not None:
+        from core.store import Store
+
+        with Store.open(args.workspace) as store:
+            result["flags_saved"] = save_flags(
+                store.con, "suspect", release.source, {s.record_id: s.as_dict() for s in found}
+            )
+    return result
+
+
+def _curation(args: argparse.Namespace, release: Release) -> dict[str, Any]:
+    records = list(release.records.values())
+    checks, tokenizer = output_budget(((r.record_id, r.ground_truth) for r in records), args.budget)
+    warnings = [w for r in records for w in array_order_warnings(r.record_id, r.ground_truth, r.context)]
+    result: dict[str, Any] = {
+        "output_budget": {
+            "budget": args.budget,
+            "tokenizer": tokenizer,
+            "max_tokens": max((c.tokens for c in checks), default=0),
+            "over_budget": [vars(c) for c in checks if c.over_budget],
+        },
+        "array_order_warnings": [vars(w) for w in warnings],
+    }
+    if args.workspace is not None:
+        from authoring.drafts import load_drafts
+        from core.store import Store
+
+        with Store.open(args.workspace) as store:
+            drafts = load_drafts(store.con, release.source, status="drafted")
+        rows = []
+        for r in records:
+            draft = drafts.get(r.source_id or "")
+            if draft is not None and draft.ground_truth is not None:
+                rows.append(
+                    draft_agreement(r.record_id, r.ground_truth, draft.ground_truth, draft.question == r.question)
+                )
+        result["draft_agreement"] = summarize_agreement(rows, len(records) - len(rows)) | {
+            "records": [vars(row) for row in rows]
+        }
+    return result
+
+
+def _print_curation(result: dict[str, Any]) -> None:
+    budget = result["output_budget"]
+    print(
+        f"\noutput budget {budget['budget']} tokens ({budget['tokenizer']}): longest ground truth "
+        f"{budget['max_tokens']}, {len(budget['over_budget'])} over"
+    )
+    for c in budget["over_budget"][:LISTED]:
+        print(f"  {c['record_id']}: {c['tokens']} tokens")
+    print(f"array order: {len(result['array_order_warnings'])} warnings")
+    for w in result["array_order_warnings"][:LISTED]:
+        print(f"  {w['record_id']} {w['path']}: {w['reason']}")
+    agreement = result.get("draft_agreement")
+    if agreement:
+        va, st = agreement["mean_value_accuracy"], agreement["mean_sted"]
+        print(
+            f"draft-to-final agreement over {agreement['records_with_draft']} drafted records "
+            f"({agreement['records_without_draft']} without a draft): value accuracy "
+            f"{'-' if va is None else f'{va:.3f}'}, STED {'-' if st is None else f'{st:.3f}'}, "
+            f"{agreement['unchanged']} unchanged, {agreement['question_kept']} kept the draft's question"
+        )
+
+
+def _ambiguity(args: argparse.Namespace) -> dict[str, Any]:
+    from core.store import Store
+
+    result: dict[str, Any] = {"source": args.source, "min_consistency": args.min_consistency}
+    with Store.open(args.workspace) as store:
+        if args.draft_samples is not None:
+            samples, rejections = read_samples(args.draft_samples)
+            result["samples_added"] = save_samples(store.con, args.source, samples)
+            result["rejected_lines"] = [vars(r) for r in rejections]
+        found = ambiguity(load_samples(store.con, args.source), args.min_consistency)
+        flags = {
+            sid: {"consistency": c.mean, "min_pair": c.min, "pairs": c.pairs} for sid, c in found["flagged"].items()
+        }
+        save_flags(store.con, "ambiguous", args.source, flags)
+    result |= {"scored": len(found["scored"]), "flagged": flags, "too_few_samples": found["too_few_samples"]}
+    return result
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    _check(args, parser)
+    report: dict[str, Any] = {}
+    try:
+        if args.ambiguity:
+            report["ambiguity"] = _ambiguity(args)
+        else:
+            release = load_release(args.release, args.split)
+            predictions = _load_predictions(args.predictions)
+            if args.predictions:
+                report |= evaluate(release, predictions, samples=args.bootstrap, seed=args.seed)
+            if args.suspects:
+                report["suspects"] = _suspects(args, release, predictions)
+            if args.curation:
+                report["curation"] = _curation(args, release)
+    except (ScoringInputError, OSError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    if args.output is not None:
+        args.output.write_text(json.dumps(report, indent=2, ensure_ascii=False, default=str) + "\n", encoding="utf-8")
+    if args.json:
+        print(json.dumps(report, indent=2, ensure_ascii=False, default=str))
+        return 0
+    if "models" in report:
+        _print_scores(report)
+    if "suspects" in report:
+        suspects = report["suspects"]["suspects"]
+        print(f"\n{len(suspects)} suspect records (models agreeing with each other, not with the ground truth):")
+        for s in suspects[:LISTED]:
+            print(
+                f"  {s['record_id']}: {len(s['models'])}/{s['usable_responses']} models agree; value accuracy "
+                f"{s['value_accuracy']:.2f}, STED {s['sted']:.2f}; paths {', '.join(s['differing_paths'][:5])}"
+            )
+    if "curation" in report:
+        _print_curation(report["curation"])
+    if "ambiguity" in report:
+        a = report["ambiguity"]
+        print(
+            f"ambiguity ({a['source']}): {a['scored']} source items with repeated drafts, {len(a['flagged'])} "
+            f"below consistency {a['min_consistency']}; {len(a['too_few_samples'])} with fewer than 2 drafts"
+        )
+        for sid, f in list(a["flagged"].items())[:LISTED]:
+            print(f"  {sid}: consistency {f['consistency']:.3f}")
+    return 0

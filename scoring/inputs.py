@@ -1,0 +1,183 @@
+"""What scoring reads: a release folder's records, and model predictions in JSONL.
+
+Predictions come one per line, in SOB's response format
+`{"metadata": {"record_id", "model_id", ...}, "input": {...}, "output": {"candidate_response", "ground_truth"}}`
+or as `{"record_id", "response"[, "model_id"]}`. A line without a model id takes the file's name
+(`gpt-4o.jsonl` -> `gpt-4o`). A response may be a parsed JSON value or the model's raw text. Lines
+that cannot be used are kept as rejections with their line number and reason, never dropped silently.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pyarrow.parquet as pq
+
+from exports.release import DATA_DIR, ReleaseError, verify_release
+from exports.splits import split_names
+from scoring.sob import MODALITY_OF_CONFIG, Modality
+
+
+class ScoringInputError(ValueError):
+    """A release or predictions file cannot be scored; the message says what to do."""
+
+
+@dataclass(frozen=True)
+class ReleaseRecord:
+    record_id: str
+    split: str
+    context: str
+    question: str
+    json_schema: Any
+    ground_truth: Any
+    schema_complexity: str | None
+    question_difficulty: str | None
+    source_category: str | None
+    source_id: str | None
+
+
+@dataclass
+class Release:
+    path: Path
+    config: str
+    source: str
+    version: str
+    records: dict[str, ReleaseRecord]
+
+    @property
+    def modality(self) -> Modality:
+        return MODALITY_OF_CONFIG[self.config]
+
+
+def _json_column(value: Any, record_id: str, column: str) -> Any:
+    if value is None:
+        return None
+    try:
+        return json.loads(value)
+    except ValueError as exc:
+        raise ScoringInputError(f"record {record_id}: column {column} is not JSON ({exc})") from None
+
+
+def load_release(path: Path | str, splits: Iterable[str] | None = None, *, verify: bool = True) -> Release:
+    """The records of a release folder (all splits, or the ones named)."""
+    folder = Path(path)
+    if not folder.is_dir():
+        raise ScoringInputError(f"release folder {folder} does not exist")
+    try:
+        manifest = verify_release(folder) if verify else json.loads((folder / "manifest.json").read_text("utf-8"))
+    except ReleaseError as exc:
+        raise ScoringInputError(str(exc)) from None
+    except (OSError, ValueError):
+        raise ScoringInputError(f"{folder} is not a release folder: manifest.json is missing or unreadable") from None
+    config = manifest.get("config")
+    if config not in MODALITY_OF_CONFIG:
+        raise ScoringInputError(f"{folder}/manifest.json names an unknown config {config!r}")
+    available = list(split_names(config))
+    wanted = list(splits) if splits else available
+    unknown = [s for s in wanted if s not in available]
+    if unknown:
+        raise ScoringInputError(f"release config {config!r} has splits {available}; no {unknown}")
+    records: dict[str, ReleaseRecord] = {}
+    for split in wanted:
+        files = sorted((folder / DATA_DIR).glob(f"{split}-*.parquet"))
+        for file in files:
+            for row in pq.read_table(file).to_pylist():
+                rid = row["record_id"]
+                records[rid] = ReleaseRecord(
+                    record_id=rid,
+                    split=split,
+                    context=row.get("context") or "",
+                    question=row.get("question") or "",
+                    json_schema=_json_column(row.get("json_schema"), rid, "json_schema"),
+                    ground_truth=_json_column(row.get("ground_truth"), rid, "ground_truth"),
+                    schema_complexity=row.get("schema_complexity"),
+                    question_difficulty=row.get("question_difficulty"),
+                    source_category=row.get("source_category"),
+                    source_id=row.get("source_id"),
+                )
+    return Release(folder, config, manifest.get("source", ""), manifest.get("version", ""), records)
+
+
+@dataclass(frozen=True)
+class PredictionRejection:
+    file: str
+    line: int
+    reason: str
+
+
+@dataclass
+class Predictions:
+    by_model: dict[str, dict[str, Any]] = field(default_factory=dict)  # model -> record id -> response
+    rejections: list[PredictionRejection] = field(default_factory=list)
+    lines: int = 0
+
+    def add(self, other: Predictions) -> None:
+        for model, responses in other.by_model.items():
+            mine = self.by_model.setdefault(model, {})
+            for rid, response in responses.items():
+                if rid in mine:
+                    self.rejections.append(PredictionRejection("", 0, f"duplicate prediction of {model} for {rid}"))
+                else:
+                    mine[rid] = response
+        self.rejections.extend(other.rejections)
+        self.lines += other.lines
+
+
+def _parse_line(data: Any, default_model: str) -> tuple[str, str, Any]:
+    """(model, record id, response) of one prediction line, or ValueError with the reason."""
+    if not isinstance(data, dict):
+        raise ValueError(f"a prediction must be a JSON object, got {type(data).__name__}")
+    if isinstance(data.get("metadata"), dict) or isinstance(data.get("output"), dict):
+        metadata = data.get("metadata") or {}
+        output = data.get("output") or {}
+        if not isinstance(metadata, dict) or not isinstance(output, dict):
+            raise ValueError("SOB format: metadata and output must be objects")
+        rid, model = metadata.get("record_id"), metadata.get("model_id") or default_model
+        if "candidate_response" not in output:
+            raise ValueError("SOB format: output.candidate_response is missing")
+        response = output["candidate_response"]
+    else:
+        rid, model = data.get("record_id"), data.get("model_id") or default_model
+        if "response" not in data:
+            raise ValueError("no `response` (plain format) and no `output.candidate_response` (SOB format)")
+        response = data["response"]
+    if not isinstance(rid, str) or not rid:
+        raise ValueError("record_id is missing or not a string")
+    if not isinstance(model, str) or not model:
+        raise ValueError("model_id must be a non-empty string")
+    return model, rid, response
+
+
+def load_predictions(path: Path | str, model: str | None = None) -> Predictions:
+    file = Path(path)
+    if not file.is_file():
+        raise ScoringInputError(f"predictions file {file} does not exist")
+    default_model = model or file.stem.removeprefix("response_")
+    result = Predictions()
+    with file.open(encoding="utf-8", errors="replace") as handle:
+        for line_no, line in enumerate(handle, 1):
+            if not line.strip():
+                continue
+            result.lines += 1
+            try:
+                data = json.loads(line)
+            except ValueError as exc:
+                result.rejections.append(PredictionRejection(file.name, line_no, f"not JSON: {exc}"))
+                continue
+            try:
+                model_id, rid, response = _parse_line(data, default_model)
+            except ValueError as exc:
+                result.rejections.append(PredictionRejection(file.name, line_no, str(exc)))
+                continue
+            responses = result.by_model.setdefault(model_id, {})
+            if rid in responses:
+                result.rejections.append(
+                    PredictionRejection(file.name, line_no, f"duplicate prediction of {model_id} for {rid}")
+                )
+                continue
+            responses[rid] = response
+    return result
