@@ -18,16 +18,17 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from core.models import SourceItem
 from loaders.base import LoadProblem, LoadResult
-from loaders.bench_tests import GateResult, load_test_file, score_pages, with_default_baseline
+from loaders.bench_tests import BENCH_TESTS_KEY, GateResult, bench_test_record, gate_tests, load_test_file, score_pages
 from loaders.ocr import CPU_SERVER, PdfOcr, read_markdown_dir, run_olmocr
-from loaders.sampling import stratified_sample
+from loaders.olmocr_draw import make_plan
+from loaders.page_images import RenderError, render_pdf_pages
 
 HUB_REPO = "allenai/olmOCR-bench"
 HUB_ROOT = "bench_data"
@@ -182,10 +183,12 @@ def load_olmocr_bench(
     ocr_server: str | None = None,
     min_ocr_pass_rate: float = DEFAULT_MIN_PASS_RATE,
     limit: int | None = None,
+    quota: Mapping[str, int] | None = None,
     seed: int = 0,
     ocr_model: str | None = None,
     ocr_api_key: str | None = None,
     ocr_workers: int | None = None,
+    page_images: bool = True,
     echo: Callable[[str], None] | None = None,
 ) -> LoadResult:
     """Load olmOCR-bench PDFs from `path` (a local tree) or the Hub (`path=None`).
@@ -193,60 +196,147 @@ def load_olmocr_bench(
     OCR comes from `markdown_dir` when given; otherwise olmocr's pipeline runs in
     `workspace/ocr` (resumable) with `ocr_server` = "cpu" (the Tesseract endpoint), an endpoint
     URL (`ocr_model`/`ocr_api_key` become olmocr's --model/--api_key), or None (olmocr starts
-    vLLM on this machine's GPU). PDFs that pass at least
-    `min_ocr_pass_rate` of their tests become source items; the others, and PDFs that cannot
-    be opened, have no tests or no OCR, come back as problems with the reason.
+    vLLM on this machine's GPU). PDFs that pass at least `min_ocr_pass_rate` of their own
+    olmOCR-bench tests become source items, with their pages rendered to PNG in the workspace
+    (`page_images`); the others, and PDFs that cannot be opened, have no tests or no OCR, come
+    back as problems with the reason.
+
+    `limit` and `quota` count pages that passed (see `loaders.olmocr_draw`): PDFs are OCR'd in
+    seeded rounds per category until each target is met or the category runs out; `notes` on
+    the result say how each category fared.
     """
     if not 0.0 <= min_ocr_pass_rate <= 1.0:
         raise ValueError(f"--min-ocr-pass-rate must be between 0 and 1, got {min_ocr_pass_rate}")
-    # From the Hub the test files come first; only the drawn PDFs are downloaded (step 2).
+    say = echo or (lambda _line: None)
+    quota_categories = resolve_quota(quota) if quota is not None else None
+    if quota_categories is not None and categories is None:
+        categories = [c.tests for c in quota_categories]
+    # From the Hub the test files come first; only the drawn PDFs are downloaded (per round).
     root = bench_root(path) if path is not None else fetch_hub(categories)
     test_files = sorted(root.glob("*.jsonl"))
     available = [category_for(f.stem) for f in test_files]
-    chosen = resolve_categories(categories, available)
-    chosen_stems = {c.tests for c in chosen}
+    # A PDF in pdfs/<one of the seven>/ belongs to that category whatever test file names it.
+    known = available + [c for c in BENCH_CATEGORIES if c not in available]
+    chosen_stems = {c.tests for c in resolve_categories(categories, known)} if categories is not None else None
     result = LoadResult()
 
-    # 1. Which PDFs the chosen test files name, and the PDFs on disk that no test names.
+    # 1. The PDFs of the chosen categories that the test files name (a PDF's category is its
+    #    folder under pdfs/ when that is one of the seven, else its test file's), and the PDFs on
+    #    disk that no test names.
     pdfs: dict[str, BenchPdf] = {}
     for test_file in test_files:
-        if test_file.stem not in chosen_stems:
-            continue
         test_category = category_for(test_file.stem)
         for key, line_no in _first_test_lines(test_file).items():
-            if key not in pdfs:
-                pdfs[key] = BenchPdf(
-                    key,
-                    root / "pdfs" / key,
-                    _category_of_pdf(key, test_category),
-                    origin=str(test_file),
-                    first_line=line_no,
-                )
+            category = _category_of_pdf(key, test_category)
+            if key not in pdfs and (chosen_stems is None or category.tests in chosen_stems):
+                pdfs[key] = BenchPdf(key, root / "pdfs" / key, category, origin=str(test_file), first_line=line_no)
     if path is not None:
+        chosen = [c for c in known if chosen_stems is None or c.tests in chosen_stems]
         _untested(root, chosen, pdfs, result, whole_tree=categories is None)
 
-    # 2. The draw, before any costly step.
-    keys = sorted(pdfs)
-    if limit is not None:
-        keys = stratified_sample(keys, limit, seed, stratum=lambda k: pdfs[k].category.name, key=lambda k: k)
-    selected = {k: pdfs[k] for k in keys}
-    if path is None and selected:
-        pdf_root = fetch_hub(pdfs=selected) / "pdfs"
-        for key, pdf in selected.items():
-            pdf.path = pdf_root / key
+    # 2. The draw: seeded rounds per category until each target of passing pages is met.
+    by_category: dict[str, list[str]] = {}
+    labels: dict[str, str] = {}
+    for key, pdf in pdfs.items():
+        by_category.setdefault(pdf.category.tests, []).append(key)
+        labels[pdf.category.tests] = pdf.category.name
+    for category in quota_categories or []:
+        labels.setdefault(category.tests, category.name)
+    quota_by_stem = {c.tests: n for c, n in quota_categories.items()} if quota_categories else None
+    plan = make_plan(by_category, labels, seed=seed, limit=limit, quota=quota_by_stem)
+    passed: list[SourceItem] = []
+    while batch := plan.next_round():
+        selected = {k: pdfs[k] for k in batch}
+        if path is None:
+            pdf_root = fetch_hub(pdfs=selected) / "pdfs"
+            for key, pdf in selected.items():
+                pdf.path = pdf_root / key
+        for item in _ocr_and_gate(
+            selected,
+            root,
+            test_files,
+            markdown_dir,
+            workspace,
+            result,
+            min_ocr_pass_rate,
+            ocr_server=ocr_server,
+            ocr_model=ocr_model,
+            ocr_api_key=ocr_api_key,
+            ocr_workers=ocr_workers,
+            echo=echo,
+        ):
+            key = item.source_id
+            if plan.record_pass(pdfs[key].category.tests, key):
+                passed.append(item)
+            else:
+                result.notes.append(
+                    f"{key} passed the gate after its category's target was met; left out "
+                    "(its OCR stays in the workspace for a larger run)"
+                )
+    if limit is not None or quota_categories is not None:
+        result.notes[:0] = [f"draw (seed {seed}): {line}" for line in plan.summaries()]
+        short = plan.ran_out()
+        if short:
+            result.notes.append("ran out before meeting the target: " + ", ".join(short))
+    for note in result.notes:
+        say(note)
 
-    # 3. Tests (olmocr's classes), for the drawn PDFs only.
-    for test_file in test_files:
-        if test_file.stem not in chosen_stems:
-            continue
+    # 3. Page images for curators, for the kept pages only.
+    if page_images:
+        for item in passed:
+            pdf = pdfs[item.source_id]
+            try:
+                images = render_pdf_pages(workspace, pdf.key, pdf.path, pdf.pages)
+            except RenderError as exc:
+                _reject(result, pdf, "page_image_failed", f"{pdf.key}: {exc}")
+                continue
+            item.metadata["page_images"] = [image.relative for image in images]
+            result.items.append(item)
+    else:
+        result.items.extend(passed)
+    result.items.sort(key=lambda it: it.source_id)
+    return result
+
+
+def resolve_quota(quota: Mapping[str, int]) -> dict[Category, int]:
+    """Quota names (test file stem, pdf folder or SOB name, any case) -> olmOCR-bench categories."""
+    resolved: dict[Category, int] = {}
+    for name, count in quota.items():
+        (category,) = resolve_categories([name], BENCH_CATEGORIES)
+        if category in resolved:
+            raise ValueError(f"--category-quota names {category.name} twice ({name!r})")
+        resolved[category] = count
+    return resolved
+
+
+def _ocr_and_gate(
+    selected: dict[str, BenchPdf],
+    root: Path,
+    test_files: list[Path],
+    markdown_dir: Path | None,
+    workspace: Path,
+    result: LoadResult,
+    min_ocr_pass_rate: float,
+    *,
+    ocr_server: str | None,
+    ocr_model: str | None,
+    ocr_api_key: str | None,
+    ocr_workers: int | None,
+    echo: Callable[[str], None] | None,
+) -> list[SourceItem]:
+    """Tests, readability, OCR and the gate for one round's PDFs; the items that passed."""
+    # Tests (olmocr's classes), for these PDFs only.
+    lines = 0
+    for test_file in test_files:  # a PDF's tests may sit in any test file
         # test ids are unique within a file, as olmocr's load_tests checks them
         loaded = load_test_file(test_file, pdfs=set(selected))
-        result.rows_read += loaded.lines
+        lines += loaded.lines
         result.problems.extend(loaded.problems)
         for key, tests in loaded.by_pdf.items():
             selected[key].tests.extend(tests)
+    result.rows_read = max(result.rows_read, lines)  # every round reads the same files
 
-    # 4. PDFs that exist and open.
+    # PDFs that exist and open.
     readable: dict[str, BenchPdf] = {}
     for key, pdf in selected.items():
         if not pdf.path.is_file():
@@ -260,8 +350,10 @@ def load_olmocr_bench(
             _reject(result, pdf, "no_tests", f"{key}: none of its tests could be loaded")
             continue
         readable[key] = pdf
+    if not readable:
+        return []
 
-    # 5. OCR, then the gate.
+    # OCR, then the gate.
     if markdown_dir is not None:
         ocr = read_markdown_dir(markdown_dir, {k: p.path for k, p in readable.items()})
         engine_label = "markdown"
@@ -276,12 +368,12 @@ def load_olmocr_bench(
             echo=echo,
         )
         ocr, engine_label = run.results, run.server
-    for key, pdf in readable.items():
-        item = _gate(pdf, ocr[key], engine_label, min_ocr_pass_rate, result)
+    items: list[SourceItem] = []
+    for key in sorted(readable, key=list(selected).index):
+        item = _gate(readable[key], ocr[key], engine_label, min_ocr_pass_rate, result)
         if item is not None:
-            result.items.append(item)
-    result.items.sort(key=lambda it: it.source_id)
-    return result
+            items.append(item)
+    return items
 
 
 def _untested(
@@ -325,7 +417,10 @@ def _gate(pdf: BenchPdf, ocr: PdfOcr, engine: str, min_rate: float, result: Load
     if ocr.error is not None and ocr.error_code != "ocr_empty":
         _reject(result, pdf, ocr.error_code or "ocr_failed", f"{pdf.key}: {ocr.error}")
         return None
-    tests = with_default_baseline(pdf.key, pdf.tests)
+    tests = gate_tests(pdf.tests)
+    if not tests:
+        _reject(result, pdf, "no_tests", f"{pdf.key}: it has only baseline tests, so its OCR cannot be checked")
+        return None
     gate: GateResult = score_pages(tests, ocr.pages)
     detail = {
         "ocr_pass_rate": round(gate.pass_rate, 4),
@@ -358,6 +453,8 @@ def _gate(pdf: BenchPdf, ocr: PdfOcr, engine: str, min_rate: float, result: Load
         "ocr_tests_passed": gate.passed,
         "ocr_failed_tests": gate.failed_ids,
         "ocr_fallback_pages": ocr.fallback_pages,
+        # the page's own tests, to score the curator's corrected transcript the same way
+        BENCH_TESTS_KEY: [bench_test_record(t) for t in tests],
     }
     if ocr.fallback_count:
         metadata["ocr_fallback_page_count"] = ocr.fallback_count
