@@ -6,12 +6,17 @@ import argparse
 import sys
 from pathlib import Path
 
+import duckdb
 from pydantic import ValidationError
 
 from authoring.labelstudio import LabelStudioError
+from build_split.errors import explain_failure
 from build_split.options import RunOptions
 from build_split.pipeline import UsageError, print_diff, print_rejections, print_status, run
-from core.store import Store, WorkspaceBusyError
+from core.llm.failures import DEFAULT_MAX_CONSECUTIVE_FAILURES
+from core.llm.types import LLMError
+from core.redaction import redact, register_secret
+from core.store import Store, WorkspaceBusyError, WorkspaceError
 from exports.hub import TARGET_HELP, PublishError
 from exports.release import ReleaseError
 from judge.rubric import DEFAULT_THRESHOLD
@@ -46,8 +51,14 @@ def build_parser() -> argparse.ArgumentParser:
     inputs.add_argument("--sample", action="store_true", help="use the embedded sample and its authored records")
     inputs.add_argument("--input", type=Path, help="local source files (a file or a folder)")
     inputs.add_argument("--from-hub", action="store_true", help="load the source from the Hugging Face Hub")
-    inputs.add_argument("--limit", type=int, help="draw N items, stratified (HotpotQA: by type and level)")
-    inputs.add_argument("--seed", type=int, default=0, help="seed of the --limit draw (default 0)")
+    inputs.add_argument(
+        "--limit",
+        type=int,
+        help="draw N items, stratified (HotpotQA: by type and level; olmOCR-bench: N pages that pass the OCR gate)",
+    )
+    inputs.add_argument(
+        "--seed", type=int, default=0, help="seed of the --limit draw and of the --audit samples (default 0)"
+    )
     inputs.add_argument(
         "--context",
         choices=["all", "supporting"],
@@ -68,6 +79,18 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="cpu|URL",
         help="'cpu' starts a Tesseract endpoint for the run; a URL uses any OpenAI-compatible olmOCR server; "
         "unset on a GPU machine, olmocr starts vLLM itself",
+    )
+    ocr.add_argument(
+        "--category-quota",
+        metavar="NAME=N,...",
+        help="pages that pass the OCR gate to keep per category, e.g. headers_footers=67,multi_column=62; "
+        "drawn in seeded rounds until each is met or the category runs out (the run says which)",
+    )
+    ocr.add_argument(
+        "--mix",
+        choices=["sob"],
+        help="a named category quota: 'sob' is SOB's image mix (Headers/Footers 67, Multi-Column 62, Tables 33, "
+        "Old Scans 23, Long/Tiny Text 11, ArXiv Math 10, Old Scans Math 3); scaled to --limit N if given",
     )
     ocr.add_argument("--ocr-markdown", type=Path, metavar="DIR", help="precomputed markdown instead of OCR")
     ocr.add_argument("--ocr-model", help="model name the OCR server serves (default: olmocr's)")
@@ -101,6 +124,23 @@ def build_parser() -> argparse.ArgumentParser:
     )
     work.add_argument("--judge-model", help="model of the LLM judge (default gemini-2.5-pro / gpt-4o)")
     work.add_argument("--prefilter", action="store_true", help="run the free heuristic judge before the LLM judge")
+    work.add_argument(
+        "--review",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="SOB's reviewer pass between validation and the judge: per-field flags go back to the curator in "
+        "Label Studio (default: on when GEMINI_API_KEY or GOOGLE_API_KEY is set; --no-review turns it off)",
+    )
+    work.add_argument("--review-model", help="model of the reviewer pass (default gemini-2.5-flash / gpt-4o-mini)")
+    audit = parser.add_argument_group("residual-error audit (needs Label Studio)")
+    audit.add_argument(
+        "--audit",
+        type=int,
+        metavar="N",
+        help="draw --rounds seeded samples of N accepted records into a Label Studio review project; later runs "
+        "pull the verdicts, report the error rate with Wilson 95%% intervals and send wrong records back",
+    )
+    audit.add_argument("--rounds", type=int, default=5, help="audit rounds (samples of N), default 5 as SOB")
     llm = parser.add_argument_group("LLM drafts and calls")
     llm.add_argument("--draft", action="store_true", help="draft a question, schema and answer for new source items")
     llm.add_argument("--draft-model", help="drafting model (default gemini-2.5-flash / gpt-4o-mini)")
@@ -115,6 +155,20 @@ def build_parser() -> argparse.ArgumentParser:
         "--batch",
         action="store_true",
         help="submit drafts and judgements as Gemini batch jobs; later runs collect the results",
+    )
+    llm.add_argument(
+        "--retry-failed",
+        action="store_true",
+        help="ask again for LLM replies cached as malformed and for drafts the provider rejected "
+        "(otherwise a failed reply is kept and never paid for twice)",
+    )
+    llm.add_argument(
+        "--max-consecutive-failures",
+        type=int,
+        default=DEFAULT_MAX_CONSECUTIVE_FAILURES,
+        metavar="N",
+        help="stop an LLM stage after N server failures in a row (5xx, timeouts, no connection), and exit 3; "
+        f"0 never stops (default {DEFAULT_MAX_CONSECUTIVE_FAILURES})",
     )
     work.add_argument(
         "--threshold",
@@ -158,7 +212,9 @@ def default_judge() -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Exit codes: build_split/exit_codes.py (0 done, 2 usage or input error, 3 LLM server failures, 4 key refused)."""
     args = build_parser().parse_args(argv)
+    register_secret(args.label_studio_api_key)  # masked in everything stored or printed
     try:
         options = RunOptions(
             source=args.source,
@@ -171,6 +227,8 @@ def main(argv: list[str] | None = None) -> int:
             context=args.context,
             max_context_tokens=args.max_context_tokens,
             categories=args.categories,
+            category_quota=args.category_quota,
+            mix=args.mix,
             ocr_server=args.ocr_server,
             ocr_markdown=args.ocr_markdown,
             ocr_model=args.ocr_model,
@@ -184,6 +242,10 @@ def main(argv: list[str] | None = None) -> int:
             judge=args.judge or default_judge(),
             judge_model=args.judge_model,
             prefilter=args.prefilter,
+            review=default_judge() == "gemini" if args.review is None else args.review,
+            review_model=args.review_model,
+            audit=args.audit,
+            rounds=args.rounds,
             draft=args.draft,
             draft_model=args.draft_model,
             draft_limit=args.draft_limit,
@@ -192,6 +254,8 @@ def main(argv: list[str] | None = None) -> int:
             rpm=args.rpm,
             llm_timeout=args.llm_timeout,
             batch=args.batch,
+            retry_failed=args.retry_failed,
+            max_consecutive_failures=args.max_consecutive_failures,
             threshold=args.threshold,
             release=args.release,
             push=args.push,
@@ -201,7 +265,8 @@ def main(argv: list[str] | None = None) -> int:
     except ValidationError as exc:
         for error in exc.errors():
             flag = "-".join(str(p) for p in error["loc"]).replace("_", "-")
-            print(f"error: --{flag}: {error['msg']}", file=sys.stderr)
+            message = str(error["msg"]).removeprefix("Value error, ")
+            print(f"error: --{flag}: {redact(message)}", file=sys.stderr)
         return 2
     try:
         if args.diff:
@@ -211,7 +276,7 @@ def main(argv: list[str] | None = None) -> int:
             with Store.open(options.workspace) as store:
                 (print_rejections if args.rejections else print_status)(store, options.source)
             return 0
-        run(options)
+        summary = run(options)
     except (
         UsageError,
         WorkspaceBusyError,
@@ -220,7 +285,13 @@ def main(argv: list[str] | None = None) -> int:
         ReleaseError,
         PublishError,
         LabelStudioError,
+        LLMError,  # e.g. no key for the Gemini client: the message says what to set
     ) as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {redact(str(exc))}", file=sys.stderr)
         return 2
-    return 0
+    except (WorkspaceError, duckdb.Error, OSError) as exc:
+        print(f"error: {redact(explain_failure(exc, options.workspace))}", file=sys.stderr)
+        return 2
+    for line in summary.failure_lines():
+        print(f"error: {line}" if summary.exit_code else f"warning: {line}", file=sys.stderr)
+    return summary.exit_code

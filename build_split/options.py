@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
+from core.llm.failures import DEFAULT_MAX_CONSECUTIVE_FAILURES
+from exports.versions import parse_version
 from judge.rubric import DEFAULT_THRESHOLD
-
-SEMVER = re.compile(r"^\d+\.\d+\.\d+$")
 
 
 class RunOptions(BaseModel):
@@ -26,6 +25,8 @@ class RunOptions(BaseModel):
     context: Literal["all", "supporting"] = "all"
     max_context_tokens: int | None = Field(default=None, ge=100)
     categories: list[str] | None = None
+    category_quota: dict[str, int] | None = None  # olmOCR-bench: passing pages per category
+    mix: Literal["sob"] | None = None  # a named category quota
     ocr_server: str | None = None  # "cpu", a URL, or None (olmocr starts vLLM on a GPU)
     ocr_markdown: Path | None = None
     ocr_model: str | None = None
@@ -39,6 +40,10 @@ class RunOptions(BaseModel):
     judge: Literal["heuristic", "gemini", "openai"] = "heuristic"
     judge_model: str | None = None
     prefilter: bool = False
+    review: bool = False  # the reviewer pass (Gemini 2.5 Flash) between validation and the judge
+    review_model: str | None = None
+    audit: int | None = Field(default=None, ge=1, le=10_000)  # records per residual-error audit round
+    rounds: int = Field(default=5, ge=1, le=100)
     draft: bool = False
     draft_model: str | None = None
     draft_limit: int | None = Field(default=None, ge=1)
@@ -47,6 +52,8 @@ class RunOptions(BaseModel):
     rpm: float | None = Field(default=None, gt=0)
     llm_timeout: float = Field(default=120.0, gt=0)
     batch: bool = False
+    retry_failed: bool = False  # ask again for LLM replies cached as malformed (and rejected drafts)
+    max_consecutive_failures: int = Field(default=DEFAULT_MAX_CONSECUTIVE_FAILURES, ge=0)  # 0: never stop
     threshold: int = Field(default=DEFAULT_THRESHOLD, ge=0, le=100)
     release: str | None = None
     push: str | None = None  # a Hub repo id (owner/name) or a local folder: see exports.hub.parse_target
@@ -55,11 +62,56 @@ class RunOptions(BaseModel):
     status_only: bool = False
     list_rejections: bool = False
 
+    @field_validator("input")
+    @classmethod
+    def _one_input(cls, value: Path | None, info: ValidationInfo) -> Path | None:
+        if value is not None and info.data.get("sample"):
+            raise ValueError(
+                "--sample and --input both say where the source items come from: pass one of them "
+                "(--sample loads the embedded sample, --input PATH your files)"
+            )
+        return value
+
+    @field_validator("from_hub")
+    @classmethod
+    def _hub_alone(cls, value: bool, info: ValidationInfo) -> bool:
+        if value and (info.data.get("sample") or info.data.get("input") is not None):
+            raise ValueError("--from-hub cannot be combined with --sample or --input: pass one source of items")
+        return value
+
+    @field_validator("category_quota", mode="before")
+    @classmethod
+    def _quota(cls, value: object, info: ValidationInfo) -> object:
+        if value is not None and info.data.get("source") != "olmocr":
+            raise ValueError("only applies with --source olmocr")
+        if isinstance(value, str):
+            from loaders.olmocr_draw import parse_quota
+
+            return parse_quota(value)
+        return value
+
+    @field_validator("mix")
+    @classmethod
+    def _one_quota(cls, value: str | None, info: ValidationInfo) -> str | None:
+        if value is not None and info.data.get("source") != "olmocr":
+            raise ValueError("only applies with --source olmocr")
+        if value is not None and info.data.get("category_quota"):
+            raise ValueError("give --mix or --category-quota, not both")
+        return value
+
+    def olmocr_quota(self) -> dict[str, int] | None:
+        """The category quota of an olmOCR-bench run: --category-quota, or the --mix preset."""
+        if self.mix is not None:
+            from loaders.olmocr_draw import mix_quota
+
+            return mix_quota(self.mix)
+        return self.category_quota
+
     @field_validator("release")
     @classmethod
     def _semver(cls, value: str | None) -> str | None:
-        if value is not None and not SEMVER.match(value):
-            raise ValueError(f"release version {value!r} is not a semantic version like 0.1.0")
+        if value is not None:
+            parse_version(value)  # the release writer's own rule: MAJOR.MINOR.PATCH without leading zeros
         return value
 
     @field_validator("push")

@@ -45,6 +45,7 @@ def load_source(options: RunOptions) -> LoadResult:
             ocr_server=options.ocr_server or ("cpu" if options.sample else None),
             min_ocr_pass_rate=options.min_ocr_pass_rate,
             limit=options.limit,
+            quota=options.olmocr_quota(),
             seed=options.seed,
             ocr_model=options.ocr_model,
             echo=print,
