@@ -12,7 +12,8 @@ Definitions follow SOB's public evaluator (JigsawStack/sob `evaluate.py`, paper 
 - Path recall (`path_recall`): ground-truth leaf paths present in the response / ground-truth leaf paths.
 - Structure coverage (`structure_coverage`): F1 of the predicted and ground-truth leaf path sets.
 - Type safety (`type_safety`): predicted leaves whose JSON type the schema allows at their path /
-  predicted leaves (an integer is a number; a path the schema does not declare is a mismatch).
+  predicted leaves (an integer is a number; a key the schema does not declare is a mismatch,
+  except inside a free-form object that declares no properties).
 - Perfect response (`perfect_response`): the response equals the ground truth as canonical JSON.
 
 Hardening: every metric but perfect response is multiplied by `parse x structured root x schema
@@ -252,6 +253,8 @@ def _leaf_allowed(node: Any, value: Any, root: Any, depth: int = 0) -> bool:
 def _container_schema(node: Any, value: Any, root: Any, depth: int = 0) -> Any:
     """The branch of `node` that describes a non-empty object or array value, or None."""
     node = _effective(node, root)
+    if node is True:
+        return {}
     if not isinstance(node, dict) or depth > 16:
         return None
     alternatives = branches(node)
@@ -268,12 +271,23 @@ def _walk_types(value: Any, node: Any, root: Any, counts: list[int], declared: b
     if isinstance(value, dict | list) and value:
         container = _container_schema(node, value, root) if declared else None
         if isinstance(value, dict):
+            # A free-form object (no `properties`, extra keys allowed) types nothing below it; an
+            # object that names its fields makes every other key a mismatch, as in SOB.
+            free_form = (
+                container is not None
+                and not container.get("properties")
+                and container.get("additionalProperties", True) is True
+            )
             for key, child in value.items():
                 known, child_schema = property_schema(container, key) if container is not None else (False, None)
+                if not known and free_form:
+                    known, child_schema = True, True
                 _walk_types(child, child_schema, root, counts, known)
         else:
             for index, child in enumerate(value):
                 child_schema = item_schema(container, index) if container is not None else None
+                if child_schema is None and container is not None and "items" not in container:
+                    child_schema = True  # an array that declares no items: any item
                 _walk_types(child, child_schema, root, counts, child_schema is not None)
         return
     counts[1] += 1
