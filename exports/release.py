@@ -254,6 +254,26 @@ def _make_read_only(folder: Path) -> None:
             path.chmod(0o444)
 
 
+def seal_releases(workspace: Path | str) -> list[Path]:
+    """Make read-only every complete release whose files are still writable: a run killed between the
+    rename into place and `_make_read_only` left it so. Only folders that match their manifest are
+    sealed (one that does not is left for `verify_release` to report). Returns the folders sealed."""
+    sealed = []
+    for manifest in sorted(Path(workspace, "releases").glob("*/*/manifest.json")):
+        folder = manifest.parent
+        if folder.name.startswith(TEMP_PREFIX):
+            continue
+        if not any(p.is_file() and p.stat().st_mode & 0o222 for p in folder.rglob("*")):
+            continue
+        try:
+            verify_release(folder)
+        except ReleaseError:
+            continue
+        _make_read_only(folder)
+        sealed.append(folder)
+    return sealed
+
+
 def verify_release(path: Path | str) -> dict[str, Any]:
     """Check a release folder against its manifest; returns the manifest.
 

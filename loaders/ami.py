@@ -31,6 +31,7 @@ from typing import Any
 from core.models import SourceItem
 from loaders.base import LoadProblem, LoadResult
 from loaders.kaldi import KaldiError, iter_kaldi_segments, iter_kaldi_text
+from validation.boundary import InputRejected, check_value, read_json_lines
 
 __all__ = [
     "AmiFormatError",
@@ -399,14 +400,22 @@ def _read_kaldi(
 
 
 def _jsonl_rows(path: Path) -> Iterator[tuple[int, Any, str]]:
-    with path.open(encoding="utf-8", errors="replace") as handle:
-        for line_no, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                yield line_no, json.loads(line), line.rstrip("\r\n")
-            except json.JSONDecodeError as exc:
-                yield line_no, AmiFormatError(f"not valid JSON: {exc}", "malformed_json"), line.rstrip("\r\n")
+    """Lines held to the input limits (validation/boundary.py): one that is not UTF-8, not JSON, too long
+    or too deep is rejected with its number, and the rest load."""
+    for line in read_json_lines(path):
+        if line.problem is not None:
+            yield line.number, AmiFormatError(str(line.problem), line.problem.code), line.raw
+        else:
+            yield line.number, line.value, line.raw
+
+
+def _within_limits(row: Any) -> Any:
+    """Parquet and saved-dataset rows are held to the same limits as JSONL lines."""
+    try:
+        check_value(row)
+    except InputRejected as exc:
+        return AmiFormatError(str(exc), exc.code)
+    return row
 
 
 def _parquet_rows(path: Path) -> Iterator[tuple[int, Any, str]]:
@@ -436,7 +445,7 @@ def _saved_dataset_rows(path: Path) -> Iterator[tuple[str | None, int, Any, str]
             columns = list(batch)
             for values in zip(*(batch[c] for c in columns), strict=True):
                 line_no += 1
-                yield split, line_no, dict(zip(columns, values, strict=True)), ""
+                yield split, line_no, _within_limits(dict(zip(columns, values, strict=True))), ""
 
 
 def _read_rows(collector: _Collector, origin: str, rows: Iterable[tuple[str | None, int, Any, str]]) -> None:
@@ -468,7 +477,8 @@ def _read_file(collector: _Collector, path: Path) -> None:
         _read_rows(collector, str(path), ((split, n, row, raw) for n, row, raw in _jsonl_rows(path)))
     elif suffix == ".parquet":
         split = _split_from_name(path.name)
-        _read_rows(collector, str(path), ((split, n, row, raw) for n, row, raw in _parquet_rows(path)))
+        rows = _parquet_rows(path)
+        _read_rows(collector, str(path), ((split, n, _within_limits(row), raw) for n, row, raw in rows))
     elif path.name == "segments":
         raise AmiFormatError(f"{path}: a `segments` file alone has no words; pass its `text` file or folder")
     else:  # a Kaldi `text` file, with the `segments` beside it if there is one

@@ -10,6 +10,7 @@ from typing import Any, Literal
 from core.models import SourceItem
 from loaders.base import LoadProblem, LoadResult
 from loaders.sampling import stratified_sample
+from validation.boundary import InputRejected, check_value, read_json_lines, read_json_list
 
 HUB_REPO = "hotpotqa/hotpot_qa"
 HUB_CONFIG = "distractor"
@@ -66,6 +67,9 @@ def to_source_item(row: dict[str, Any], context_mode: ContextMode = "all", split
     context = build_context(paragraphs, titles)
     if not context.strip():
         raise HotpotFormatError("empty context")
+    for name in ("type", "level"):  # short labels in HotpotQA; anything else is not a HotpotQA row
+        if not isinstance(row.get(name), str | None):
+            raise HotpotFormatError(f"`{name}` must be a string, got {type(row.get(name)).__name__}")
     metadata: dict[str, Any] = {
         "type": row.get("type"),
         "level": row.get("level"),
@@ -86,33 +90,42 @@ def to_source_item(row: dict[str, Any], context_mode: ContextMode = "all", split
 
 
 def _iter_file_rows(path: Path) -> Iterator[tuple[int, Any, str]]:
-    """Yield (line/row number, parsed row or an exception, raw text) from one file."""
+    """Yield (line/item/row number, parsed row or the InputRejected that refused it, raw text) from one
+    file. Every row is held to the input limits (validation/boundary.py) before it can be stored."""
     suffix = path.suffix.lower()
     if suffix == ".parquet":
         import pyarrow.parquet as pq
 
         for n, row in enumerate(pq.read_table(path).to_pylist(), start=1):
+            try:
+                check_value(row)
+            except InputRejected as exc:
+                yield n, exc, ""
+                continue
             yield n, row, ""
     elif suffix == ".jsonl":
-        with path.open(encoding="utf-8") as handle:
-            for n, line in enumerate(handle, start=1):
-                if not line.strip():
-                    continue
-                try:
-                    yield n, json.loads(line), line
-                except json.JSONDecodeError as exc:
-                    yield n, exc, line
+        for line in read_json_lines(path):
+            yield line.number, line.problem or line.value, line.raw
     elif suffix == ".json":
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except json.JSONDecodeError as exc:
-            raise HotpotFormatError(f"{path}: not valid JSON ({exc})") from exc
-        if not isinstance(data, list):
-            raise HotpotFormatError(f"{path}: expected a JSON list of HotpotQA records")
-        for n, row in enumerate(data, start=1):
-            yield n, row, ""
+            text = path.read_text(encoding="utf-8")
+        except UnicodeDecodeError as exc:
+            raise HotpotFormatError(
+                f"{path}: not valid UTF-8 at byte {exc.start + 1}; a JSON list is one document, so no item can "
+                "be read (save it as UTF-8, or as JSONL to reject only the bad lines)"
+            ) from None
+        try:
+            yield from ((line.number, line.problem or line.value, line.raw) for line in read_json_list(text))
+        except InputRejected as exc:
+            raise HotpotFormatError(f"{path}: {exc} (expected a JSON list of HotpotQA records)") from None
     else:
         raise HotpotFormatError(f"{path}: unsupported file type {suffix!r} (use .json, .jsonl or .parquet)")
+
+
+def _unit(path: Path | None) -> str:
+    """What a row number counts in the rejection reports: JSON list items, parquet/Hub rows, or lines."""
+    suffix = path.suffix.lower() if path is not None else ""
+    return {".json": "item", ".jsonl": "line"}.get(suffix, "row")
 
 
 def _input_files(path: Path) -> list[Path]:
@@ -140,6 +153,10 @@ def _hub_rows(splits: Iterable[str]) -> Iterator[tuple[str, int, Any, str]]:
     for split in splits:
         dataset = datasets.load_dataset(HUB_REPO, HUB_CONFIG, split=split)
         for n, row in enumerate(dataset, start=1):
+            try:
+                check_value(row)
+            except InputRejected as exc:
+                row = exc
             yield f"hub:{HUB_CONFIG}/{split}", n, row, ""
 
 
@@ -162,24 +179,26 @@ def load_hotpotqa(
 ) -> LoadResult:
     """Load HotpotQA from local files (`path`) or from the Hub (`path=None`).
 
-    Rows that cannot be used are returned as problems with their line numbers. A repeated id
+    Rows that cannot be used (beyond the input limits, malformed, not HotpotQA) are returned as problems
+    with their line (JSONL), item (JSON list) or row (parquet, Hub) numbers. A repeated id
     with the same content is harmless; with different content the later row is a problem.
     """
     result = LoadResult()
     seen: dict[str, SourceItem] = {}
     for origin, n, row, raw in _rows(path, hub_splits):
         result.rows_read += 1
+        unit = _unit(Path(origin) if path else None)
         raw_text = raw or (json.dumps(row, ensure_ascii=False)[:2000] if not isinstance(row, Exception) else "")
-        if isinstance(row, Exception):
-            result.problems.append(LoadProblem(origin, n, "malformed_json", str(row), raw_text))
+        if isinstance(row, InputRejected):
+            result.problems.append(LoadProblem(origin, n, row.code, str(row), raw_text, unit))
             continue
         if not isinstance(row, dict):
-            result.problems.append(LoadProblem(origin, n, "not_an_object", "expected a JSON object", raw_text))
+            result.problems.append(LoadProblem(origin, n, "not_an_object", "expected a JSON object", raw_text, unit))
             continue
         try:
             item = to_source_item(row, context_mode, _split_of(Path(origin)) if path else origin.rsplit("/")[-1])
         except (HotpotFormatError, ValueError, TypeError) as exc:
-            result.problems.append(LoadProblem(origin, n, "bad_record", str(exc), raw_text))
+            result.problems.append(LoadProblem(origin, n, "bad_record", str(exc), raw_text, unit))
             continue
         previous = seen.get(item.source_id)
         if previous is not None:
@@ -191,6 +210,7 @@ def load_hotpotqa(
                         "duplicate_source_id",
                         f"id {item.source_id} appears again with different content; the first is kept",
                         raw_text,
+                        unit,
                     )
                 )
             continue

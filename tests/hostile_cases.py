@@ -1,0 +1,447 @@
+"""Hostile inputs and faults, each run through the real CLI (`python -m build_split`) on a real workspace.
+
+Used by tests/test_hostile_inputs.py (which checks every outcome and that the README table is current)
+and by scripts/hostile_inputs_table.py (which writes the table into the README's "Reliability" section).
+Most cases run in-process through `build_split.cli.main`; those about file permissions run the CLI in a
+subprocess, without the root override of file permissions when the tests run as root.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import re
+import shutil
+import stat
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parent.parent
+SAMPLES = REPO / "loaders" / "samples"
+README = REPO / "README.md"
+TABLE_START = "<!-- hostile-inputs:start (scripts/hostile_inputs_table.py writes this table) -->"
+TABLE_END = "<!-- hostile-inputs:end -->"
+# Without these capabilities root is held to file permissions like anyone else.
+DROP_ROOT_OVERRIDE = [
+    "setpriv",
+    "--inh-caps=-dac_override,-dac_read_search",
+    "--bounding-set=-dac_override,-dac_read_search",
+]
+
+
+@dataclass(frozen=True)
+class Outcome:
+    exit_code: int
+    message: str  # the `error:` line, or the rejection the case is about
+    next_run: int | None = None  # exit code of the next ordinary run on the same workspace
+    loaded_the_rest: bool | None = None  # the good lines beside the bad one were taken in
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str
+    run: Callable[[Path, Path], Outcome]  # (workspace, scratch folder) -> outcome
+    exit_code: int
+    expect: str  # must appear in the message
+
+
+def cli(*args: str | Path) -> tuple[int, str, str]:
+    """`python -m build_split ARGS` in this process: (exit code, stdout, stderr)."""
+    from build_split.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = main([str(a) for a in args])
+        except SystemExit as exc:  # argparse
+            code = int(exc.code or 0)
+    return code, out.getvalue(), err.getvalue()
+
+
+def cli_without_root_override(*args: str | Path) -> tuple[int, str, str]:
+    """The CLI in a subprocess that file permissions apply to, even when the tests run as root."""
+    prefix = DROP_ROOT_OVERRIDE if os.geteuid() == 0 else []
+    if prefix and shutil.which("setpriv") is None:
+        raise RuntimeError("running as root needs `setpriv` (util-linux) to test file permissions")
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    done = subprocess.run(
+        [*prefix, sys.executable, "-m", "build_split", *map(str, args)],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=REPO,
+        timeout=300,
+    )
+    return done.returncode, done.stdout, done.stderr
+
+
+def error_line(stderr: str) -> str:
+    lines = [line for line in stderr.splitlines() if line.startswith("error:")]
+    return lines[-1] if lines else f"(no error line; stderr ends: {stderr.strip()[-300:]!r})"
+
+
+# -- inputs ------------------------------------------------------------------------------------------
+
+
+def nested(depth: int, leaf: Any = "Ed Wood") -> Any:
+    value = leaf
+    for _ in range(depth):
+        value = {"next": value}
+    return value
+
+
+def nested_text(depth: int) -> str:
+    """JSON text nesting `depth` objects, built as text (json.dumps itself cannot go 100,000 deep)."""
+    return '{"next": ' * depth + '"Ed Wood"' + "}" * depth
+
+
+def good_authored_line() -> dict[str, Any]:
+    line = json.loads((SAMPLES / "hotpotqa" / "authored.jsonl").read_text(encoding="utf-8").splitlines()[0])
+    line["question"] += " (asked again beside a hostile line)"
+    return line
+
+
+def authored_file(folder: Path, hostile_line: bytes) -> Path:
+    path = folder / "authored.jsonl"
+    path.write_bytes(hostile_line + b"\n" + json.dumps(good_authored_line()).encode() + b"\n")
+    return path
+
+
+def authored_with(json_schema_text: str, ground_truth_text: str) -> bytes:
+    base = good_authored_line()
+    return (
+        f'{{"source_id": {json.dumps(base["source_id"])}, "question": "A hostile line", '
+        f'"json_schema": {json_schema_text}, "ground_truth": {ground_truth_text}, "annotator": "mallory"}}'
+    ).encode()
+
+
+def hotpot_rows() -> list[dict[str, Any]]:
+    return json.loads((SAMPLES / "hotpotqa" / "sample.json").read_text(encoding="utf-8"))
+
+
+def hotpot_row(new_id: str) -> dict[str, Any]:
+    row = dict(hotpot_rows()[0])
+    row["_id"] = new_id
+    return row
+
+
+# -- what a run left in the store ---------------------------------------------------------------------
+
+
+def first_rejection(workspace: Path, source: str, origin_prefix: str) -> str:
+    from core.store import Store
+
+    with Store.open(workspace) as store:
+        for row in store.import_rejections(source):
+            if row["origin"].startswith(origin_prefix):
+                reason = row["reasons"][0]
+                return f"[{reason['stage']}/{reason['code']}] {reason['message']}"
+    return "(no rejection was stored)"
+
+
+def source_ids(workspace: Path, source: str) -> set[str]:
+    from core.store import Store
+
+    with Store.open(workspace) as store:
+        return set(store.source_items(source))
+
+
+def authored_questions(workspace: Path) -> set[str]:
+    from core.models import RecordState
+    from core.store import Store
+
+    with Store.open(workspace) as store:
+        states = list(RecordState)
+        return {stored.record.input.question for stored in store.records("hotpotqa", states)}
+
+
+def next_run(workspace: Path) -> int:
+    """An ordinary run afterwards: load, import, validate and judge must all read the store back."""
+    return cli("--source", "hotpotqa", "--workspace", workspace, "--sample")[0]
+
+
+# -- the cases ------------------------------------------------------------------------------------------
+
+
+def authored_case(hostile_line: bytes) -> Callable[[Path, Path], Outcome]:
+    def run(workspace: Path, scratch: Path) -> Outcome:
+        path = authored_file(scratch, hostile_line)
+        code, _, _ = cli("--source", "hotpotqa", "--workspace", workspace, "--authored", path)
+        message = first_rejection(workspace, "hotpotqa", "authored:")
+        loaded = good_authored_line()["question"] in authored_questions(workspace)
+        return Outcome(code, message, next_run(workspace), loaded)
+
+    return run
+
+
+def hotpot_jsonl_case(hostile: bytes, suffix: str = ".jsonl") -> Callable[[Path, Path], Outcome]:
+    def run(workspace: Path, scratch: Path) -> Outcome:
+        path = scratch / f"rows{suffix}"
+        good = json.dumps(hotpot_row("good-row-beside-a-bad-one")).encode()
+        if suffix == ".json":
+            path.write_bytes(b"[" + good + b",\n" + hostile + b"]")
+        else:
+            path.write_bytes(good + b"\n" + hostile + b"\n")
+        code, _, err = cli("--source", "hotpotqa", "--workspace", workspace, "--input", path)
+        message = first_rejection(workspace, "hotpotqa", "load:") if code == 0 else error_line(err)
+        loaded = "good-row-beside-a-bad-one" in source_ids(workspace, "hotpotqa")
+        return Outcome(code, message, next_run(workspace), loaded)
+
+    return run
+
+
+def ami_invalid_utf8(workspace: Path, scratch: Path) -> Outcome:
+    lines = (SAMPLES / "ami" / "sample.ihm.jsonl").read_bytes().splitlines(keepends=True)
+    path = scratch / "meeting.jsonl"
+    path.write_bytes(b"".join(lines[:2]) + b'{"meeting_id": "XX0001a", "text": "caf\xe9"}\n' + b"".join(lines[2:]))
+    code, _, err = cli("--source", "ami", "--workspace", workspace, "--input", path)
+    message = first_rejection(workspace, "ami", "load:") if code == 0 else error_line(err)
+    return Outcome(code, message, None, bool(source_ids(workspace, "ami")))
+
+
+def unreadable_input(workspace: Path, scratch: Path) -> Outcome:
+    path = scratch / "rows.jsonl"
+    path.write_text(json.dumps(hotpot_row("never-read")) + "\n", encoding="utf-8")
+    path.chmod(0)
+    try:
+        code, _, err = cli_without_root_override("--source", "hotpotqa", "--workspace", workspace, "--input", path)
+    finally:
+        path.chmod(0o644)
+    return Outcome(code, error_line(err), next_run(workspace))
+
+
+def workspace_is_a_file(workspace: Path, scratch: Path) -> Outcome:
+    path = scratch / "not-a-folder"
+    path.write_text("a file\n", encoding="utf-8")
+    code, _, err = cli("--source", "hotpotqa", "--workspace", path, "--sample")
+    return Outcome(code, error_line(err))
+
+
+def read_only_workspace(workspace: Path, scratch: Path) -> Outcome:
+    for path in [workspace, *workspace.rglob("*")]:
+        path.chmod(path.stat().st_mode & ~0o222)
+    try:
+        code, _, err = cli_without_root_override("--source", "hotpotqa", "--workspace", workspace, "--sample")
+    finally:
+        for path in [workspace, *workspace.rglob("*")]:
+            path.chmod(path.stat().st_mode | stat.S_IWUSR)
+    return Outcome(code, error_line(err))
+
+
+def damaged_store(damage: Callable[[bytes], bytes], *args: str) -> Callable[[Path, Path], Outcome]:
+    def run(workspace: Path, scratch: Path) -> Outcome:
+        store = workspace / "curation.duckdb"
+        store.write_bytes(damage(store.read_bytes()))
+        code, out, err = cli("--source", "hotpotqa", "--workspace", workspace, *args)
+        if "records by state" in out:
+            return Outcome(code, f"(printed normal counts from a damaged store: {out.strip()[:200]!r})")
+        return Outcome(code, error_line(err))
+
+    return run
+
+
+def authored_is_a_folder(workspace: Path, scratch: Path) -> Outcome:
+    code, _, err = cli("--source", "hotpotqa", "--workspace", workspace, "--authored", scratch)
+    return Outcome(code, error_line(err))
+
+
+def release_left_writable(workspace: Path, scratch: Path) -> Outcome:
+    """A run killed after renaming the release into place, before making its files read-only."""
+    release = workspace / "releases" / "default" / "0.1.0"
+    files = [p for p in release.rglob("*") if p.is_file()]
+    for path in files:
+        path.chmod(0o644)
+    code, out, err = cli("--source", "hotpotqa", "--workspace", workspace, "--sample")
+    still_writable = [p.name for p in files if p.stat().st_mode & 0o222]
+    if still_writable:
+        return Outcome(code, f"(still writable: {', '.join(still_writable)})")
+    sealed = [line.strip() for line in out.splitlines() if line.startswith("sealed:")]
+    return Outcome(code, sealed[0] if sealed else error_line(err))
+
+
+def unreadable_record_in_store(workspace: Path, scratch: Path) -> Outcome:
+    """A workspace bricked before the limits existed: a stored record too deep to parse back."""
+    import duckdb
+
+    con = duckdb.connect(str(workspace / "curation.duckdb"))
+    record_id, text = con.execute("SELECT record_id, record FROM records ORDER BY record_id LIMIT 1").fetchone()
+    record = json.loads(text)
+    record["output"]["ground_truth"] = nested(250)
+    con.execute(
+        "UPDATE records SET record = ?, state = 'authored' WHERE record_id = ?", [json.dumps(record), record_id]
+    )
+    con.close()
+    code, out, err = cli("--source", "hotpotqa", "--workspace", workspace, "--sample")
+    if code != 0:
+        return Outcome(code, error_line(err))
+    _, listing, _ = cli("--source", "hotpotqa", "--workspace", workspace, "--rejections")
+    reasons = [line.strip() for line in listing.splitlines() if "unreadable_record" in line]
+    return Outcome(code, reasons[0] if reasons else "(the record was not set aside)", next_run(workspace))
+
+
+def _truncate(data: bytes) -> bytes:
+    return data[: len(data) // 2]
+
+
+def _overwrite_header(data: bytes) -> bytes:
+    return b"\0" * 8192 + data[8192:]
+
+
+CASES: list[Case] = [
+    Case(
+        "authored line: schema nests 98 levels",
+        authored_case(authored_with(json.dumps(nested(98)), "{}")),
+        0,
+        "too_deep",
+    ),
+    Case(
+        "authored line: ground truth nests 250 levels",
+        authored_case(authored_with('{"type": "object"}', json.dumps(nested(250)))),
+        0,
+        "too_deep",
+    ),
+    Case(
+        "authored line: ground truth nests 40 levels (within the line limit)",
+        authored_case(authored_with('{"type": "object"}', json.dumps(nested(40)))),
+        0,
+        "ground_truth_too_deep",
+    ),
+    *(
+        Case(
+            f"authored line: schema nests {depth:,} levels",
+            authored_case(authored_with(nested_text(depth), "{}")),
+            0,
+            "too_deep",
+        )
+        for depth in (150, 450, 5_000, 100_000)
+    ),
+    Case(
+        "authored line: a 50 MB ground-truth string",
+        authored_case(authored_with('{"type": "object"}', json.dumps({"answer": "x" * 50_000_000}))),
+        0,
+        "line_too_large",
+    ),
+    Case(
+        "authored line: a 1 MB ground-truth string",
+        authored_case(authored_with('{"type": "object"}', json.dumps({"answer": "x" * 1_000_000}))),
+        0,
+        "value_too_long",
+    ),
+    Case(
+        "authored line: invalid UTF-8",
+        authored_case(authored_with('{"type": "object"}', '{"answer": "Ed Wood"}').replace(b"Wood", b"W\xf6od")),
+        0,
+        "invalid_utf8",
+    ),
+    Case(
+        "HotpotQA JSONL row whose `type` nests 250 levels",
+        hotpot_jsonl_case(json.dumps({**hotpot_row("deep-type"), "type": nested(250)}).encode()),
+        0,
+        "too_deep",
+    ),
+    Case(
+        "HotpotQA JSONL row whose `type` is an object",
+        hotpot_jsonl_case(json.dumps({**hotpot_row("object-type"), "type": {"kind": "bridge"}}).encode()),
+        0,
+        "`type` must be a string",
+    ),
+    Case("HotpotQA JSONL line nesting 100,000 levels", hotpot_jsonl_case(nested_text(100_000).encode()), 0, "too_deep"),
+    Case(
+        "HotpotQA JSONL line with invalid UTF-8",
+        hotpot_jsonl_case(
+            json.dumps(hotpot_row("bad-bytes")).encode().replace(b'"question": "', b'"question": "\xf6', 1)
+        ),
+        0,
+        "invalid_utf8",
+    ),
+    Case(
+        "HotpotQA JSONL line with a lone surrogate",
+        hotpot_jsonl_case(
+            json.dumps(hotpot_row("surrogate")).replace('"question": "', '"question": "\\ud800', 1).encode()
+        ),
+        0,
+        "lone_surrogate",
+    ),
+    Case(
+        "HotpotQA JSON list with a bad item",
+        hotpot_jsonl_case(json.dumps({"_id": "no-question"}).encode(), suffix=".json"),
+        0,
+        "item 2",
+    ),
+    Case(
+        "HotpotQA JSON list with an item nesting 100,000 levels",
+        hotpot_jsonl_case(nested_text(100_000).encode(), suffix=".json"),
+        0,
+        "item 2",
+    ),
+    Case("AMI JSONL line with invalid UTF-8", ami_invalid_utf8, 0, "line 3"),
+    Case("unreadable --input file", unreadable_input, 2, "permission denied"),
+    Case("--workspace is a file", workspace_is_a_file, 2, "is a file, not a folder"),
+    Case("read-only workspace", read_only_workspace, 2, "is not writable"),
+    Case("truncated curation.duckdb", damaged_store(_truncate, "--sample"), 2, "is damaged"),
+    Case("overwritten curation.duckdb", damaged_store(_overwrite_header, "--sample"), 2, "is damaged"),
+    Case("--status on a damaged curation.duckdb", damaged_store(_truncate, "--status"), 2, "is damaged"),
+    Case("--authored is a folder", authored_is_a_folder, 2, "is a folder"),
+    Case("release renamed into place, killed before made read-only", release_left_writable, 0, "sealed:"),
+    Case(
+        "a record stored before the limits, too deep to read back", unreadable_record_in_store, 0, "unreadable_record"
+    ),
+]
+
+
+# -- running them -----------------------------------------------------------------------------------
+
+
+def base_workspace(folder: Path) -> Path:
+    """The embedded HotpotQA sample loaded, authored, judged and released as 0.1.0."""
+    workspace = folder / "base"
+    code, _, err = cli("--source", "hotpotqa", "--workspace", workspace, "--sample", "--release", "0.1.0")
+    if code != 0:
+        raise RuntimeError(f"the base workspace could not be built: {err}")
+    return workspace
+
+
+def run_case(case: Case, base: Path, folder: Path) -> Outcome:
+    slug = re.sub(r"[^a-z0-9]+", "-", case.name.lower()).strip("-")[:60]
+    scratch = folder / slug / "scratch"
+    scratch.mkdir(parents=True)
+    workspace = folder / slug / "ws"
+    shutil.copytree(base, workspace)
+    outcome = case.run(workspace, scratch)
+    message = outcome.message.replace(str(folder / slug), "<tmp>").replace(str(folder), "<tmp>")
+    return Outcome(outcome.exit_code, message, outcome.next_run, outcome.loaded_the_rest)
+
+
+def run_all(folder: Path) -> Iterator[tuple[Case, Outcome]]:
+    base = base_workspace(folder)
+    for case in CASES:
+        yield case, run_case(case, base, folder)
+
+
+def table(results: list[tuple[Case, Outcome]]) -> str:
+    rows = ["| case | exit | message |", "| --- | --- | --- |"]
+    for case, outcome in results:
+        message = re.sub(r"\d{5,}", "N", outcome.message)  # DuckDB's byte offsets
+        cell = message.replace("|", "\\|")
+        rows.append(f"| {case.name} | {outcome.exit_code} | {cell} |")
+    return "\n".join(rows)
+
+
+def readme_table() -> str | None:
+    text = README.read_text(encoding="utf-8")
+    if TABLE_START not in text or TABLE_END not in text:
+        return None
+    return text.split(TABLE_START, 1)[1].split(TABLE_END, 1)[0].strip()
+
+
+def write_readme_table(rendered: str) -> None:
+    text = README.read_text(encoding="utf-8")
+    head, rest = text.split(TABLE_START, 1)
+    _, tail = rest.split(TABLE_END, 1)
+    README.write_text(f"{head}{TABLE_START}\n{rendered}\n{TABLE_END}{tail}", encoding="utf-8")
