@@ -1,5 +1,15 @@
-"""The deterministic offline judge, built on validation signals. Free, so it also serves as a
-pre-filter before a paid LLM judge."""
+"""The deterministic offline judge: a pre-filter, never an acceptor on its own.
+
+It may reject (clear structural or evidence failures, a wrong seed answer, an empty or lazy answer) and
+is free, so it runs before a paid LLM judge (`--prefilter`). A record it passes is only "not obviously
+wrong": a release whose records no LLM judge or second human checked says so (`review: heuristic-only`)
+and is refused without `--allow-unreviewed`.
+
+What it reads: the validation report (grounding against each value's own evidence, and the doubts found
+there: values not near their entity, values under another field's label) and the record's resolved
+evidence; the seed answer of the source dataset when the question still asks the seed question (also
+when reworded); the schema.
+"""
 
 from __future__ import annotations
 
@@ -9,17 +19,32 @@ from typing import Any
 
 from rapidfuzz import fuzz
 
+from core.evidence import Evidence
 from core.models import Record
-from core.verdicts import JudgeVerdict, ValidationReport
+from core.verdicts import GroundingIssue, JudgeVerdict, ValidationReport
 from judge.rubric import RUBRIC_VERSION, dimensions_for
+from validation.evidence import places_of
 from validation.grounding import normalize_text
 
-VERSION = f"heuristic-1/rubric-{RUBRIC_VERSION}"
-YES = {"yes", "true"}
-NO = {"no", "false"}
+VERSION = f"heuristic-2/rubric-{RUBRIC_VERSION}"
+YES = {"yes", "true", "y"}
+NO = {"no", "false", "n"}
 GENERIC_NAMES = {"answer", "value", "result", "data", "output", "field", "info", "response", "text"}
-_NUMBER = re.compile(r"^-?\d[\d,]*(\.\d+)?$")
+# Words that carry no answer: back-channels of meetings, hedges.
+FILLERS = {
+    "yeah", "yes", "yep", "okay", "ok", "um", "uh", "mm", "hmm", "mm-hmm", "mmhmm", "right", "so", "well", "oh", "ah",
+    "no", "sure", "alright", "like", "i", "you", "the", "a", "and", "n/a", "na", "none", "unknown", "null", "-",
+}  # fmt: skip
+_STOP = {
+    "the", "a", "an", "of", "in", "on", "at", "to", "for", "and", "or", "is", "are", "was", "were", "be", "by", "with",
+    "from", "as", "what", "which", "who", "whom", "whose", "when", "where", "how", "did", "do", "does", "that", "this",
+    "both", "same", "their", "its", "his", "her", "it", "they", "many", "much",
+}  # fmt: skip
+_YES_NO_START = re.compile(r"^(are|is|was|were|do|does|did|can|could|has|have|had|will|would|should)\b", re.IGNORECASE)
+_NUMBER = re.compile(r"-?\d[\d,]*(?:\.\d+)?")
+_ENTITY = re.compile(r"\"[^\"]+\"|“[^”]+”|(?:[A-Z][\w'’.-]*|\d+)(?:\s+(?:of|the|de|von|N|&)?\s*[A-Z][\w'’.-]*)*")
 _TRANSCRIPT_LINE = re.compile(r"^\[[\d:]+\] [^:]+: (.*)$")
+COPY_MIN_CHARS = 200  # a string this long that is most of the context is a copy, not an answer
 
 
 def normalize(text: str) -> str:
@@ -38,39 +63,178 @@ def leaves(value: Any, path: str = "$") -> Iterator[tuple[str, Any]]:
         yield path, value
 
 
+def _content_words(text: str) -> list[str]:
+    return [w for w in normalize(text).split() if w not in _STOP]
+
+
+def _numbers(text: str) -> list[float]:
+    return [float(n.replace(",", "")) for n in _NUMBER.findall(text) if any(c.isdigit() for c in n)]
+
+
 def _as_number(value: Any) -> float | None:
     if isinstance(value, bool):
         return None
     if isinstance(value, int | float):
         return float(value)
-    if isinstance(value, str) and _NUMBER.match(value.strip()):
+    if isinstance(value, str) and re.fullmatch(r"-?\d[\d,]*(\.\d+)?", value.strip()):
         return float(value.strip().replace(",", ""))
     return None
 
 
-def answer_match(answer: str, ground_truth: dict[str, Any]) -> tuple[int, str]:
-    """How well the seed answer is found among the ground truth's leaves (score, rationale)."""
+def is_meaningful(value: Any) -> bool:
+    """A value that answers something: a number, a boolean, or a string with a word that is no filler."""
+    if isinstance(value, bool | int | float):
+        return True
+    if isinstance(value, str):
+        return any(word not in FILLERS for word in normalize(value).split())
+    return False
+
+
+def _entities(question: str) -> set[str]:
+    """Names in a question (capitalised phrases and quoted titles), its first word aside."""
+    found = set()
+    first, _, rest = question.strip().partition(" ")  # the question's first word is capitalised anyway
+    text = rest if first.lower() in _STOP or _YES_NO_START.match(first) else question
+    for match in _ENTITY.finditer(text):
+        phrase = match.group().strip('"“” ')
+        if phrase and normalize(phrase) not in _STOP:
+            found.add(normalize(phrase))
+    return found
+
+
+def asks_seed_question(question: str, seed: str) -> bool:
+    """Does the curator's question still ask the source's seed question (same, or reworded)? It must name the
+    same things and, for a yes/no seed, still be a yes/no question."""
+    if normalize(question) == normalize(seed):
+        return True
+    entities = _entities(seed)
+    asked = normalize(question)
+    if not entities or not all(entity in asked for entity in entities):
+        return False
+    if bool(_YES_NO_START.match(seed.strip())) != bool(_YES_NO_START.match(question.strip())):
+        return False
+    if _YES_NO_START.match(seed.strip()):
+        return True
+    return fuzz.token_set_ratio(" ".join(_content_words(seed)), " ".join(_content_words(question))) >= 70
+
+
+def _key_words(path: str) -> set[str]:
+    keys = re.findall(r"[A-Za-z][A-Za-z0-9_]*", path)
+    return {w for key in keys for w in key.lower().split("_") if w and w not in _STOP}
+
+
+def answering_boolean(question: str, ground_truth: dict[str, Any], derived: set[str]) -> tuple[str, bool] | None:
+    """The boolean leaf the question asks about: the only one, else the one whose field name shares the most
+    words with the question (ties broken by evidence naming it derived, then by `answer`-like names)."""
+    booleans = [(path, value) for path, value in leaves(ground_truth) if isinstance(value, bool)]
+    if len(booleans) <= 1:
+        return booleans[0] if booleans else None
+    asked = set(_content_words(question)) | {w.rstrip("s") for w in _content_words(question)}
+    scored = []
+    for path, value in booleans:
+        words = _key_words(path.rsplit(".", 1)[-1])
+        score = len(words & asked) * 10 + (5 if path in derived else 0) + (3 if words & {"answer", "final"} else 0)
+        scored.append((score, path, value))
+    scored.sort(key=lambda s: s[0], reverse=True)
+    if scored[0][0] == 0 or (len(scored) > 1 and scored[0][0] == scored[1][0]):
+        return None
+    return scored[0][1], scored[0][2]
+
+
+def answer_match(
+    answer: str, ground_truth: dict[str, Any], question: str = "", derived: set[str] | None = None
+) -> tuple[int, str]:
+    """How well the seed answer is given by the ground truth (score, rationale)."""
     wanted = normalize(answer)
-    number = _as_number(answer)
-    best = 0.0
-    for path, leaf in leaves(ground_truth):
-        if isinstance(leaf, bool):
-            if (wanted in YES and leaf) or (wanted in NO and not leaf):
-                return 100, f"the seed answer {answer!r} is the boolean at {path}"
+    if wanted in YES or wanted in NO:
+        truth = wanted in YES
+        found = answering_boolean(question, ground_truth, derived or set())
+        if found is None:
+            strings = [(p, normalize(v)) for p, v in leaves(ground_truth) if isinstance(v, str)]
+            said = [(p, v) for p, v in strings if v in YES | NO]
+            if len(said) == 1:
+                path, text = said[0]
+                ok = (text in YES) == truth
+                return (
+                    (100, f"the seed answer {answer!r} is at {path}")
+                    if ok
+                    else (10, f"{path} says {text!r}, the seed answer is {answer!r}")
+                )
+            return 40, f"cannot tell which boolean answers the question; the seed answer is {answer!r}"
+        path, value = found
+        if value == truth:
+            return 100, f"the seed answer {answer!r} is the boolean at {path}"
+        return 10, f"{path} is {str(value).lower()}, but the seed answer is {answer!r}"
+    values = [(path, leaf) for path, leaf in leaves(ground_truth) if leaf is not None and not isinstance(leaf, bool)]
+    wrong_choice = _wrong_choice(question, answer, values)
+    if wrong_choice is not None:
+        return 10, wrong_choice
+    seed_numbers = _numbers(answer)
+    seed_words = [w for w in _content_words(answer) if not _NUMBER.fullmatch(w)]
+    for path, leaf in values:
+        if normalize(str(leaf)) == wanted:
+            return 100, f"the seed answer {answer!r} is at {path}"
+    if seed_numbers and len(seed_words) <= 1:
+        # A numeric answer ("3,677 seated", "from 1986 to 2013"): every number must be a leaf's number.
+        leaf_numbers = [
+            n
+            for _, leaf in values
+            for n in ([_as_number(leaf)] if _as_number(leaf) is not None else _numbers(str(leaf)))
+        ]
+        if all(any(abs(n - m) < 1e-9 for m in leaf_numbers) for n in seed_numbers):
+            return 100, f"the numbers of the seed answer {answer!r} are the ground truth's"
+        return 15, f"the seed answer {answer!r} has numbers {seed_numbers} that the ground truth does not give"
+    best = 0
+    for _path, leaf in values:
+        if not isinstance(leaf, str):
             continue
-        if number is not None and _as_number(leaf) == number:
-            return 100, f"the seed answer {answer!r} is the number at {path}"
-        if isinstance(leaf, str):
-            got = normalize(leaf)
-            if got == wanted:
-                return 100, f"the seed answer {answer!r} is at {path}"
-            if wanted and got and (wanted in got or got in wanted):
-                best = max(best, 85.0)
-            else:
-                best = max(best, fuzz.ratio(wanted, got))
-    if best >= 85:
-        return 85, f"the seed answer {answer!r} is close to a leaf of the ground truth"
+        got = normalize(leaf)
+        if not got:
+            continue
+        padded_got, padded_wanted = f" {got} ", f" {wanted} "
+        if padded_wanted in padded_got and len(wanted) >= 0.5 * len(got):
+            best = max(best, 90)
+        elif padded_got in padded_wanted and len(got) >= 0.6 * len(wanted):
+            best = max(best, 85)
+        elif fuzz.ratio(wanted, got) >= 90:
+            best = max(best, 85)
+    if best:
+        return best, f"the seed answer {answer!r} is (nearly) a leaf of the ground truth"
+    # Spread over several leaves ("Greenwich Village" + "New York City"): each a phrase of the seed answer,
+    # together all of its words.
+    pieces = [normalize(str(leaf)) for _, leaf in values]
+    pieces = [piece for piece in pieces if piece and f" {piece} " in f" {wanted} "]
+    covered = {word for piece in pieces for word in piece.split()}
+    if len(pieces) >= 2 and seed_words and all(w in covered for w in seed_words):
+        return 85, f"the seed answer {answer!r} is spread over several leaves"
     return 20, f"the seed answer {answer!r} is not among the ground truth's leaves"
+
+
+_CHOICE = re.compile(r",\s*(?:the\s+)?(.+?)\s+or\s+(?:the\s+)?(.+?)\s*\??\s*$")
+
+
+def _array_root(path: str) -> str | None:
+    return path[: path.rfind("[")] if "[" in path else None
+
+
+def _wrong_choice(question: str, answer: str, values: list[tuple[str, Any]]) -> str | None:
+    """A choice question ("Which writer was from England, Henry Roth or Robert Erskine Childers?") answered
+    with the other option: a leaf giving it outside the list of compared entities where both stand."""
+    match = _CHOICE.search(question)
+    if match is None:
+        return None
+    options = [normalize(option) for option in match.groups()]
+    wanted = normalize(answer)
+    chosen = [o for o in options if o and (f" {o} " in f" {wanted} " or f" {wanted} " in f" {o} ")]
+    if len(chosen) != 1:
+        return None
+    other = next(o for o in options if o != chosen[0])
+    texts = [(path, normalize(str(leaf))) for path, leaf in values]
+    seed_roots = {_array_root(path) for path, text in texts if f" {chosen[0]} " in f" {text} " or text == wanted}
+    for path, text in texts:
+        if text == other and (_array_root(path) is None or _array_root(path) not in seed_roots):
+            return f"{path} gives {other!r}, the option the seed answer {answer!r} did not choose"
+    return None
 
 
 def schema_quality(schema: dict[str, Any], report: ValidationReport) -> tuple[int, str]:
@@ -98,19 +262,116 @@ def schema_quality(schema: dict[str, Any], report: ValidationReport) -> tuple[in
     return max(score, 0), "; ".join(notes) or "typed, structured and described"
 
 
-def multi_turn(context: str, ground_truth: dict[str, Any]) -> tuple[int, str]:
-    """How many transcript utterances the grounded string values come from."""
-    lines = [normalize(m.group(1)) for m in map(_TRANSCRIPT_LINE.match, context.splitlines()) if m]
-    hit: set[int] = set()
-    for _, leaf in leaves(ground_truth):
-        if isinstance(leaf, str) and len(normalize(leaf)) >= 3:
-            needle = normalize(leaf)
-            hit.update(i for i, line in enumerate(lines) if needle in line)
-    if len(hit) >= 3:
-        return 100, f"values come from {len(hit)} utterances"
-    if len(hit) == 2:
+def _line_of(context: str, offset: int) -> int:
+    return context.count("\n", 0, offset)
+
+
+def multi_turn(
+    context: str, ground_truth: dict[str, Any], spans: dict[str, tuple[int, int]] | None = None
+) -> tuple[int, str]:
+    """How many utterances the answer's meaningful values need: a value with curated evidence counts the utterance
+    of its evidence, any other the fewest utterances that hold them all; fillers ("YEAH") and nulls count for
+    nothing."""
+    fixed = spans or {}
+    options: list[set[int]] = []
+    for path, value in leaves(ground_truth):
+        if not is_meaningful(value) or isinstance(value, bool):
+            continue
+        if path in fixed:
+            options.append({_line_of(context, fixed[path][0])})
+        else:
+            found = {_line_of(context, start) for start, _, _ in places_of(value, context)}
+            if found:
+                options.append(found)
+    lines = _fewest_lines(options)
+    if len(lines) >= 3:
+        return 100, f"values come from {len(lines)} utterances"
+    if len(lines) == 2:
         return 75, "values come from two utterances"
-    return 30, f"values come from {len(hit)} utterance(s): one turn answers it"
+    return 30, f"values come from {len(lines)} utterance(s): one turn answers it"
+
+
+def _fewest_lines(options: list[set[int]]) -> set[int]:
+    """The fewest utterances that hold every value (greedy set cover): "THE REMOTE", said ten times, does not
+    make a one-line answer multi-turn."""
+    chosen: set[int] = set()
+    left = [o for o in options if o]
+    while left:
+        counts: dict[int, int] = {}
+        for option in left:
+            for line in option:
+                counts[line] = counts.get(line, 0) + 1
+        best = max(counts, key=lambda line: (counts[line], -line))
+        chosen.add(best)
+        left = [o for o in left if best not in o]
+    return chosen
+
+
+def _spans(evidence: dict[str, Evidence]) -> dict[str, tuple[int, int]]:
+    return {p: (e.start, e.end) for p, e in evidence.items() if e.start is not None and e.end is not None}
+
+
+def _value_at(ground_truth: Any, path: str) -> Any:
+    node = ground_truth
+    for key, index in re.findall(r"\.([^.\[]+)|\[(\d+)\]", path):
+        try:
+            node = node[int(index)] if index else node[key]
+        except (KeyError, IndexError, TypeError):
+            return None
+    return node
+
+
+def laziness(record: Record, report: ValidationReport) -> tuple[int, str] | None:
+    """An answer that answers nothing (all null, fillers), is mostly unexplained nulls, or copies the context."""
+    ground_truth = record.output.ground_truth
+    values = [value for _, value in leaves(ground_truth)]
+    meaningful = [v for v in values if is_meaningful(v)]
+    if not meaningful:
+        return 0, "the answer holds no value: every leaf is null, empty or a filler word"
+    absent = {p for p, e in record.output.evidence.items() if e.kind == "absent"}
+    unexplained = [p for p, v in leaves(ground_truth) if (v is None or v == "") and p not in absent]
+    if len(unexplained) > len(meaningful):
+        return 30, f"{len(unexplained)} null leaves without `absent` evidence against {len(meaningful)} values"
+    context = normalize(record.input.context)
+    for path, value in leaves(ground_truth):
+        if isinstance(value, str) and len(value) >= COPY_MIN_CHARS and len(normalize(value)) >= 0.5 * len(context):
+            return 0, f"{path} copies most of the context ({len(value)} characters): that is not an answer"
+    return None
+
+
+def question_quality(record: Record) -> tuple[int, str]:
+    """Answerable from this context, more than a lookup of a single field."""
+    question = record.input.question
+    words = _content_words(question)
+    if len(question.split()) < 5:
+        return 30, "the question is too short to ask for a structured answer"
+    context = f" {normalize(record.input.context)} "
+    if words and not any(f" {w} " in context for w in words if len(w) >= 4):
+        return 30, "none of the question's words occur in the context: it is not about this context"
+    meaningful = [v for _, v in leaves(record.output.ground_truth) if is_meaningful(v)]
+    if len(meaningful) <= 1:
+        return 45, "one value answers it: a lookup of a single field, not a structured question"
+    return 90, "about this context, answered by several related values"
+
+
+def must_be_stated(ground_truth: dict[str, Any], ungrounded: list[str]) -> list[str]:
+    """Ungrounded values that cannot be a paraphrase: numbers, and short strings (names, codes, dates).
+    Long free text, or a lower-case label ("origin"), may reword the context; "9,948" for "9,984" or an
+    invented name or code may not."""
+    stated = []
+    for path in ungrounded:
+        value = _value_at(ground_truth, path)
+        short_name = isinstance(value, str) and len(value.split()) <= 5 and re.search(r"[A-Z0-9]", value)
+        if (isinstance(value, int | float) and not isinstance(value, bool)) or short_name:
+            stated.append(path)
+    return stated
+
+
+_ISSUE_WEIGHT = {"value_not_near_entity": 45, "value_in_wrong_field": 45}
+
+
+def _doubts(issues: list[GroundingIssue]) -> list[GroundingIssue]:
+    return [issue for issue in issues if issue.code in _ISSUE_WEIGHT]
 
 
 class HeuristicJudge:
@@ -122,23 +383,47 @@ class HeuristicJudge:
         rationales: dict[str, str] = {}
         grounding = report.grounding
         fraction = grounding.fraction if grounding else 0.0
-        answer = record.metadata.extra.get("answer")
-        if answer:
-            scores["accuracy"], rationales["accuracy"] = answer_match(str(answer), record.output.ground_truth)
+        issues = grounding.issues if grounding else []
+        derived = {p for p, e in record.output.evidence.items() if e.kind == "derived"}
+        seed = record.metadata.extra.get("seed_answer") or record.metadata.extra.get("answer")
+        seed_question = record.metadata.extra.get("seed_question")
+        asks_seed = seed is not None and (
+            seed_question is None or asks_seed_question(record.input.question, seed_question)
+        )
+        accuracy: list[tuple[int, str]] = []
+        if asks_seed:
+            accuracy.append(answer_match(str(seed), record.output.ground_truth, record.input.question, derived))
         else:
-            scores["accuracy"] = round(60 + 40 * fraction)
-            rationales["accuracy"] = "no seed answer to compare; scored from how much of the answer is grounded"
+            accuracy.append((round(60 + 40 * fraction), "no seed answer for this question; scored from grounding"))
+        lazy = laziness(record, report)
+        if lazy is not None:
+            accuracy.append(lazy)
+        stated = must_be_stated(record.output.ground_truth, grounding.ungrounded_paths if grounding else [])
+        if stated:
+            accuracy.append(
+                (40, f"not in the context, yet a number or a name that must be stated: {', '.join(stated[:5])}")
+            )
+        doubts = _doubts(issues)
+        if doubts:
+            accuracy.append(
+                (min(_ISSUE_WEIGHT[d.code] for d in doubts), "; ".join(f"{d.path}: {d.message}" for d in doubts[:3]))
+            )
+        scores["accuracy"], rationales["accuracy"] = min(accuracy, key=lambda s: s[0])
         scores["grounding"] = round(100 * fraction)
         missing = ", ".join(grounding.ungrounded_paths[:5]) if grounding else "no grounding report"
         rationales["grounding"] = (
-            "every value is found in the context"
+            "every value is supported by its evidence or found in the context"
             if grounding and not grounding.ungrounded_paths
-            else f"{fraction:.0%} of values found in the context; not found: {missing}"
+            else f"{fraction:.0%} of values grounded; not found: {missing}"
         )
         scores["schema_quality"], rationales["schema_quality"] = schema_quality(record.input.json_schema, report)
-        if "multi_turn" in dimensions_for(record.metadata.source):
+        dims = dimensions_for(record.metadata.source)
+        if "question_quality" in dims:
+            scores["question_quality"], rationales["question_quality"] = question_quality(record)
+        if "multi_turn" in dims:
+            curated = {p: e for p, e in record.output.evidence.items() if not e.auto}
             scores["multi_turn"], rationales["multi_turn"] = multi_turn(
-                record.input.context, record.output.ground_truth
+                record.input.context, record.output.ground_truth, _spans(curated)
             )
         return JudgeVerdict(
             judge=self.name, version=self.version, scores=scores, rationales=rationales, threshold=threshold

@@ -20,6 +20,7 @@ from core.llm.client import LLMClient
 from core.llm.prompts import load_template
 from core.llm.types import LLMRequest, LLMResult
 from core.models import Record
+from core.redaction import redact
 from core.verdicts import JudgeVerdict, ValidationReport
 from judge.rubric import RUBRIC_VERSION, dimensions_for
 
@@ -40,8 +41,27 @@ def judge_prompt_version() -> str:
     return f"rubric-{RUBRIC_VERSION}/prompt-{_system_template().version}.{_user_template().version}"
 
 
+# The reason code a failed judgement leaves on its record, by failure kind (core/llm/failures.py).
+FAILURE_CODES = {
+    "transient": "judge_unavailable",
+    "refused": "judge_refused",
+    "rejected": "judge_request_rejected",
+    "malformed": "judge_malformed_reply",
+    "not_sent": "judge_not_sent",
+}
+
+
 class JudgeFailed(RuntimeError):
-    """The judge gave no usable verdict (the run leaves the record in `judge_error`)."""
+    """The judge gave no usable verdict (the run leaves the record in `judge_error`).
+
+    `failure` is the kind (transient, refused, rejected, malformed, not_sent) and `code` the reason
+    code the judge stage stores; a `not_sent` failure leaves the record where it was.
+    """
+
+    def __init__(self, message: str, failure: str | None = None) -> None:
+        super().__init__(redact(message))
+        self.failure = failure
+        self.code = FAILURE_CODES.get(failure or "", "judge_error")
 
 
 class DimensionScore(BaseModel):
@@ -69,6 +89,12 @@ def quote_record(record: Record) -> str:
     answer = record.metadata.extra.get("answer")
     if answer:
         data["reference_answer"] = str(answer)
+    if record.output.evidence:
+        data["evidence"] = {
+            path: {k: v for k, v in e.model_dump(exclude_defaults=True).items() if k not in ("start", "end", "auto")}
+            | ({"kind": e.kind})
+            for path, e in record.output.evidence.items()
+        }
     data["context"] = record.input.context
     return json.dumps(data, ensure_ascii=False, indent=1).replace("<", "\\u003c")
 
@@ -97,7 +123,7 @@ class LLMJudge:
     def verdict_from(self, result: LLMResult, record: Record, threshold: int) -> JudgeVerdict:
         if not result.ok or result.parsed is None:
             detail = f"; raw reply kept: {result.raw_text[:200]!r}" if result.raw_text else ""
-            raise JudgeFailed(f"{self.name} {result.status}: {result.error}{detail}")
+            raise JudgeFailed(f"{self.name} {result.status}: {result.error}{detail}", result.failure)
         dims = dimensions_for(record.metadata.source)
         scores: dict[str, int] = {}
         rationales: dict[str, str] = {}

@@ -5,6 +5,10 @@ are applied in chunks as they arrive through `judge.stage.run_judging` (so the s
 the same as for any judge). Every answer is cached as it arrives, so a run killed part-way loses
 nothing: the next run finds the answers in the cache and applies them without a call.
 
+A refusal (bad API key, unknown model) or the circuit breaker stops the stage: what was judged
+is saved, records whose call failed stay in `judge_error`, the records never sent keep their state,
+and `LLMStopped` is raised for the run to report (core/llm/failures.py).
+
 With `prefilter` (the free heuristic judge), a record that fails it is rejected by it and never
 costs a call. With `batch`, missing answers are submitted as Gemini batch jobs instead of called;
 records waiting for a job keep their state and are judged by a later run once the job is done.
@@ -19,7 +23,7 @@ from core.models import Record, RecordState
 from core.store import Store, StoredRecord
 from core.verdicts import JudgeVerdict, ValidationReport
 from judge.base import Judge
-from judge.llm_judge import LLMJudge
+from judge.llm_judge import JudgeFailed, LLMJudge
 from judge.stage import run_judging
 
 if TYPE_CHECKING:
@@ -93,14 +97,25 @@ def run_llm_judging(
         to_ask = waiting
 
     outcomes: dict[str, JudgeVerdict | BaseException] = {}
-    for index, outcome in judge.judge_iter([item.record for item in to_ask], threshold):
+    results = judge.judge_iter([item.record for item in to_ask], threshold)
+    for index, outcome in results:
         if outcome is None:
             counts["awaiting_batch"] += 1
             continue
-        outcomes[to_ask[index].record.record_id] = outcome
+        if isinstance(outcome, JudgeFailed) and outcome.failure == "not_sent":
+            counts["not_sent"] += 1  # the stage had stopped: the record keeps its state
+        else:
+            outcomes[to_ask[index].record.record_id] = outcome
         if len(outcomes) >= chunk:
             _apply(store, source, judge, threshold, items, outcomes, counts)
+        if judge.client.stop is not None:
+            break  # nothing more is sent; the records not reached keep their state
+    results.close()  # waits for the calls in flight (their answers are cached)
     _apply(store, source, judge, threshold, items, outcomes, counts)
+    if judge.client.stop is not None:
+        judge.client.flush()
+        judge.client.stop.counts.update(counts)
+        raise judge.client.stop
     if batch is not None:
         counts["batch_jobs_submitted"] += len(batch.submit())
     return +counts

@@ -40,7 +40,9 @@ def run_judging(
                 try:
                     verdict = judge.judge(record, report, threshold)
                 except Exception as exc:  # a judge failure must never lose the record
-                    reason = Reason(stage=STAGE, code="judge_error", message=f"{type(exc).__name__}: {exc}")
+                    code = getattr(exc, "code", None)  # a JudgeFailed names its kind of failure
+                    code = code if isinstance(code, str) and code else "judge_error"
+                    reason = Reason(stage=STAGE, code=code, message=f"{type(exc).__name__}: {exc}")
                     changes.append(StateChange(record.record_id, RecordState.JUDGE_ERROR, STAGE, reasons=[reason]))
                     counts["judge_error"] += 1
                     continue

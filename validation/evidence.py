@@ -50,6 +50,11 @@ _NUMBER_WORDS = (
     "seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|million|"
     "billion|half|quarter"
 )
+_ISO_DATE = re.compile(r"^\d{4}-\d{2}(?:-\d{2})?$")
+_MONTH = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.?"
+_DATE_PHRASE = re.compile(
+    rf"\b(?:{_MONTH}\s+\d{{1,2}},?\s+\d{{4}}|\d{{1,2}}\s+{_MONTH},?\s+\d{{4}}|{_MONTH}\s+\d{{4}}|\d{{4}}-\d{{2}}-\d{{2}})"
+)
 _SPELLED = re.compile(rf"\b(?:(?:{_NUMBER_WORDS}|a|an|and)[\s-]+)*(?:{_NUMBER_WORDS})\b", re.IGNORECASE)
 
 
@@ -200,6 +205,10 @@ def _occurrences(value: Any, ctx: NormalizedContext) -> list[tuple[int, int, str
         stripped = value.strip()
         if not stripped:
             return []
+        if _ISO_DATE.match(stripped):  # "1965-08-14" is written "August 14, 1965" or "14 August 1965"
+            return [
+                (s, e, "normalised") for s, e, phrase in _date_phrases(text) if matches_normalised(stripped, phrase)
+            ]
         pattern = _phrase_pattern(stripped)
         return [
             (m.start(), m.end(), "span") for _, m in zip(range(MAX_OCCURRENCES), pattern.finditer(text), strict=False)
@@ -208,6 +217,10 @@ def _occurrences(value: Any, ctx: NormalizedContext) -> list[tuple[int, int, str
     found = [(start, end, "span") for start, end, token_value in _number_tokens(text) if token_value == number][
         :MAX_OCCURRENCES
     ]
+    if not found:  # 0.736 for "73.6%"
+        found = [
+            (s, e, "normalised") for s, e, v in _number_tokens(text) if text[e : e + 1] == "%" and v / 100 == number
+        ]
     if not found:
         found = [
             (s, e, "normalised")
@@ -244,12 +257,24 @@ def _number_tokens(text: str) -> tuple[tuple[int, int, Decimal], ...]:
 
 
 @lru_cache(maxsize=64)
+def _date_phrases(text: str) -> tuple[tuple[int, int, str], ...]:
+    return tuple((m.start(), m.end(), m.group()) for m in _DATE_PHRASE.finditer(text))
+
+
+@lru_cache(maxsize=64)
 def _spelled_numbers(text: str) -> tuple[tuple[int, int, frozenset[Decimal]], ...]:
     return tuple(
         (m.start(), m.end(), frozenset(number_readings(m.group())))
         for m in _SPELLED.finditer(text)
         if m.group().lower() not in ("a", "an", "and", "one")  # "one" alone is a pronoun far more often
     )
+
+
+def places_of(value: Any, context: str) -> list[tuple[int, int, str]]:
+    """Every place (start, end, kind) a string or number is found in a context, outside transcript markup."""
+    if value is None or isinstance(value, bool | list | dict):
+        return []
+    return _occurrences(value, normalize_context(context))
 
 
 def value_matches_span(value: Any, quote: str) -> bool:
@@ -322,11 +347,18 @@ def check_evidence(ground_truth: Any, context: str, evidence: dict[str, Evidence
             continue
         start, end, kind = place
         spans[leaf.path] = (start, end)
-        result.resolved[leaf.path] = Evidence(kind=kind, quote=context[start:end], start=start, end=end, auto=True)  # type: ignore[arg-type]
+        result.resolved[leaf.path] = Evidence(
+            kind=kind, quote=_quote(context, start, end), start=start, end=end, auto=True
+        )  # type: ignore[arg-type]
         result.grounded += 1
         result.support["located"] += 1
     _check_fields(leaves, spans, layout, by_path, result, explicit=set(evidence))
     return result
+
+
+def _quote(context: str, start: int, end: int) -> str | None:
+    """The located text, kept with the offsets when short (a long span is known by its offsets alone)."""
+    return context[start:end] if end - start <= 300 else None
 
 
 def _show(value: Any) -> str:
@@ -491,7 +523,10 @@ def derive(rule: str, values: list[Any]) -> Any:
 
 
 def _anchor(parent: str, by_path: dict[str, Leaf]) -> Leaf | None:
-    """The name-like leaf of an object (`name`, `title`, `*_name`, ...), if it has one."""
+    """The name-like leaf of an object (`name`, `title`, `*_name`, ...), if it has one. The root object is no
+    entity: its fields often gather several (the film, its director, the city)."""
+    if parent == "$":
+        return None
     candidates = [
         leaf for leaf in by_path.values() if leaf.parent == parent and isinstance(leaf.value, str) and leaf.key
     ]
@@ -565,10 +600,8 @@ def _check_fields(
             label = _words(layout.label(start))
             if not label:
                 continue
-            own = _words(leaf.key or "")
-            if own & label:
-                continue
-            rivals = [s.key for s in siblings if s is not leaf and _words(s.key or "") & label]
+            own = len(_words(leaf.key or "") & label)
+            rivals = [s.key for s in siblings if s is not leaf and len(_words(s.key or "") & label) > own]
             if rivals:
                 result.doubt(
                     "value_in_wrong_field",

@@ -18,9 +18,13 @@ SCHEMA = {
 HARD = ComplexityInfo(level="hard", properties=4, top_level_properties=3, required=4, leaves=3, depth=3)
 
 
-def make(answer: str | None, ground_truth: dict, source: str = "hotpotqa", context: str = "ctx") -> Record:
-    item = SourceItem(source=source, source_id="s1", context=context, question="q?", answer=answer)
-    return Record.build(item, "q?", SCHEMA, ground_truth)
+QUESTION = "Were the people named A and B of the same nationality?"
+CONTEXT = "A is a writer of nat nationality. B is a painter of nat nationality."
+
+
+def make(answer: str | None, ground_truth: dict, source: str = "hotpotqa", context: str = CONTEXT) -> Record:
+    item = SourceItem(source=source, source_id="s1", context=context, question=QUESTION, answer=answer)
+    return Record.build(item, QUESTION, SCHEMA, ground_truth)
 
 
 def report(fraction: float, ungrounded: list[str] | None = None) -> ValidationReport:
@@ -56,7 +60,7 @@ def test_good_record_passes_every_dimension() -> None:
         make("yes", {"people": [{"name": "A"}], "same": True, "basis": "nat"}), report(1.0), 60
     )
     assert verdict.passed, verdict
-    assert set(verdict.scores) == {"accuracy", "grounding", "schema_quality"}
+    assert set(verdict.scores) == {"accuracy", "grounding", "schema_quality", "question_quality"}
     assert verdict.judge == "heuristic" and verdict.version.startswith("heuristic-")
 
 
