@@ -109,15 +109,46 @@ def check_tools(server: str | None) -> None:
             )
 
 
-def check_endpoint(url: str, timeout: float = 10.0) -> None:
+def served_models(url: str, timeout: float = 10.0, api_key: str | None = None) -> list[str]:
+    """The model names an OpenAI-compatible endpoint serves (`GET /models`); fails if it does not answer."""
     import httpx
 
+    headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
     try:
-        response = httpx.get(f"{url.rstrip('/')}/models", timeout=timeout, trust_env=False)
+        response = httpx.get(f"{url.rstrip('/')}/models", timeout=timeout, trust_env=False, headers=headers)
     except httpx.HTTPError as exc:
         raise OcrSetupError(f"the OCR endpoint {url} does not answer ({exc}); is it running?") from exc
     if response.status_code != 200:
         raise OcrSetupError(f"the OCR endpoint {url} answered {response.status_code} on /models")
+    try:
+        return [str(m["id"]) for m in response.json().get("data") or [] if isinstance(m, dict) and "id" in m]
+    except (ValueError, AttributeError):
+        return []
+
+
+def request_model(url: str, model: str | None, api_key: str | None = None) -> str | None:
+    """The model name olmocr must put in its requests to `url`.
+
+    olmocr sends its `--model` as the request's model name (default `allenai/olmOCR-2-7B-1025-FP8`),
+    while vLLM only answers to the names it serves (`--served-model-name`; olmocr's own launch uses
+    `olmocr`). So the name is taken from the server: the one it serves when `model` is not given, and
+    a given `model` must be one of them. An endpoint that lists no models keeps `model` as given.
+    """
+    served = served_models(url, api_key=api_key)
+    if not served:
+        return model
+    if model is None:
+        if len(served) == 1:
+            return served[0]
+        raise OcrSetupError(
+            f"the OCR endpoint {url} serves several models ({', '.join(served)}): choose one with --ocr-model"
+        )
+    if model not in served:
+        raise OcrSetupError(
+            f"the OCR endpoint {url} serves {', '.join(served)}, not {model!r}: pass --ocr-model "
+            f"{served[0]} (vLLM answers only to its --served-model-name)"
+        )
+    return model
 
 
 # -- reading olmocr's workspace ----------------------------------------------------------------
@@ -236,8 +267,7 @@ def ocr_endpoint(server: str | None) -> Iterator[str | None]:
     elif server is None:
         yield None
     else:
-        check_endpoint(server)
-        yield server
+        yield server  # checked when its model name is asked for (request_model)
 
 
 def pipeline_command(
@@ -304,7 +334,8 @@ def run_olmocr(
         env = {**os.environ, "NO_PROXY": _no_proxy(), "no_proxy": _no_proxy()}
         started = time.perf_counter()
         with ocr_endpoint(server) as url:
-            command = pipeline_command(workspace, pdf_list, url, model=model, workers=workers, extra_args=args)
+            sent_model = request_model(url, model, api_key) if url else model
+            command = pipeline_command(workspace, pdf_list, url, model=sent_model, workers=workers, extra_args=args)
             if echo:
                 echo(f"ocr:        {len(todo)} PDF(s), {pages} page(s) through olmocr ({label}); log {log_path}")
             with log_path.open("w", encoding="utf-8") as log:

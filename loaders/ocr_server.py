@@ -6,8 +6,10 @@ olmOCR's answer: YAML front matter (`primary_language`, `is_rotation_valid`,
 that answer with Debian's `tesseract-ocr` doing the reading, so the real olmocr pipeline runs end
 to end on machines without a GPU (and in tests). It serves:
 
-- `GET /v1/models`: the one model it pretends to be (olmocr waits on this before sending pages);
-- `POST /v1/chat/completions`: OCR of the first image in the last user message.
+- `GET /v1/models`: the one model it serves (olmocr waits on this before sending pages);
+- `POST /v1/chat/completions`: OCR of the first image in the last user message. A request for
+  another model gets vLLM's 404 answer, and every request is captured (`server.requests`: model,
+  prompt, image size), so tests can check what olmocr sends an olmOCR model served by vLLM.
 
 Layout is kept simple: Tesseract's own block order; blocks wholly inside the top or bottom
 margin band of the page that hold one short line (running heads, page numbers) are left out,
@@ -28,6 +30,7 @@ import subprocess
 import threading
 import time
 import uuid
+from collections import deque
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -35,6 +38,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 MODEL_NAME = "tesseract-cpu"
+MAX_CAPTURED = 1000  # requests kept for inspection (tests, benchmarks), newest last
 MARGIN_BAND = 0.06  # fraction of the page height treated as header/footer margin
 MAX_MARGIN_WORDS = 12  # a margin block longer than this is body text, and is kept
 
@@ -198,6 +202,28 @@ def ocr_page_png(png: bytes) -> str:
     return front_matter(text, is_table)
 
 
+@dataclass(frozen=True)
+class CapturedRequest:
+    """What one chat-completions request asked for: what a vLLM server running olmOCR must accept."""
+
+    model: str
+    prompt: str  # the text parts of the last user message
+    image_width: int
+    image_height: int
+    max_tokens: int | None
+    temperature: float | None
+
+
+def _prompt_text(payload: dict[str, Any]) -> str:
+    for message in reversed(payload.get("messages") or []):
+        content = message.get("content")
+        if isinstance(content, str):
+            return content
+        if isinstance(content, list):
+            return "\n".join(p.get("text", "") for p in content if isinstance(p, dict) and p.get("type") == "text")
+    return ""
+
+
 def _first_image(payload: dict[str, Any]) -> bytes:
     for message in reversed(payload.get("messages") or []):
         content = message.get("content")
@@ -231,7 +257,8 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:  # noqa: N802 - the stdlib's name
         if self.path.rstrip("/") in ("/v1/models", "/models"):
-            self._send(200, {"object": "list", "data": [{"id": MODEL_NAME, "object": "model", "owned_by": "sob"}]})
+            model = {"id": self.server.served_model, "object": "model", "owned_by": "sob"}
+            self._send(200, {"object": "list", "data": [model]})
         else:
             self._send(404, {"error": {"message": f"no route {self.path}"}})
 
@@ -242,10 +269,32 @@ class _Handler(BaseHTTPRequestHandler):
         try:
             length = int(self.headers.get("Content-Length") or 0)
             payload = json.loads(self.rfile.read(length))
-            png = _first_image(payload)
         except (ValueError, json.JSONDecodeError) as exc:
             self._send(400, {"error": {"message": str(exc)}})
             return
+        model = str(payload.get("model") or "") if isinstance(payload, dict) else ""
+        if model != self.server.served_model:
+            # what vLLM answers for a model name it does not serve (its --served-model-name)
+            error = {"message": f"The model `{model}` does not exist.", "type": "NotFoundError", "param": None}
+            self._send(404, {"object": "error", **error, "code": 404})
+            return
+        try:
+            png = _first_image(payload)
+        except ValueError as exc:
+            self._send(400, {"error": {"message": str(exc)}})
+            return
+        try:
+            from loaders.page_images import png_size
+
+            width, height = png_size(png)
+        except ValueError:
+            self._send(400, {"error": {"message": "the image_url part is not a PNG"}})
+            return
+        self.server.capture(
+            CapturedRequest(
+                model, _prompt_text(payload), width, height, payload.get("max_tokens"), payload.get("temperature")
+            )
+        )
         try:
             with self.server.slots:
                 content = ocr_page_png(png)
@@ -261,7 +310,7 @@ class _Handler(BaseHTTPRequestHandler):
                 "id": f"chatcmpl-{uuid.uuid4().hex}",
                 "object": "chat.completion",
                 "created": int(time.time()),
-                "model": payload.get("model") or MODEL_NAME,
+                "model": model,
                 "choices": [
                     {"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}
                 ],
@@ -278,11 +327,20 @@ class OcrHTTPServer(ThreadingHTTPServer):
     daemon_threads = True
     request_queue_size = 256  # olmocr opens a connection per page, all at once
 
-    def __init__(self, host: str, port: int, workers: int, verbose: bool = False) -> None:
+    def __init__(
+        self, host: str, port: int, workers: int, verbose: bool = False, served_model: str = MODEL_NAME
+    ) -> None:
         super().__init__((host, port), _Handler)
         self.slots = threading.BoundedSemaphore(max(1, workers))
         self.verbose = verbose
+        self.served_model = served_model
         self.pages_served = 0
+        self.requests: deque[CapturedRequest] = deque(maxlen=MAX_CAPTURED)
+        self._lock = threading.Lock()
+
+    def capture(self, request: CapturedRequest) -> None:
+        with self._lock:
+            self.requests.append(request)
 
     @property
     def url(self) -> str:
@@ -291,10 +349,14 @@ class OcrHTTPServer(ThreadingHTTPServer):
 
 
 @contextmanager
-def serve_cpu_ocr(host: str = "127.0.0.1", port: int = 0, workers: int | None = None) -> Iterator[OcrHTTPServer]:
-    """Run the endpoint in a background thread for the duration of the block."""
+def serve_cpu_ocr(
+    host: str = "127.0.0.1", port: int = 0, workers: int | None = None, served_model: str = MODEL_NAME
+) -> Iterator[OcrHTTPServer]:
+    """Run the endpoint in a background thread for the duration of the block.
+
+    `served_model` is the one model name it answers to, like vLLM's `--served-model-name`."""
     require_tesseract()
-    server = OcrHTTPServer(host, port, workers or os.cpu_count() or 1)
+    server = OcrHTTPServer(host, port, workers or os.cpu_count() or 1, served_model=served_model)
     thread = threading.Thread(target=server.serve_forever, name="cpu-ocr-endpoint", daemon=True)
     thread.start()
     try:
@@ -315,13 +377,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--port", type=int, default=8001)
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="pages OCR'd at once")
     parser.add_argument("--verbose", action="store_true", help="log every request")
+    parser.add_argument(
+        "--served-model-name",
+        default=MODEL_NAME,
+        help=f"the model name it answers to, as vLLM's option of that name (default {MODEL_NAME})",
+    )
     args = parser.parse_args(argv)
     try:
         require_tesseract()
     except TesseractMissingError as exc:
         print(f"error: {exc}")
         return 2
-    server = OcrHTTPServer(args.host, args.port, args.workers, args.verbose)
+    server = OcrHTTPServer(args.host, args.port, args.workers, args.verbose, served_model=args.served_model_name)
     print(f"CPU OCR endpoint on {server.url} (tesseract, {args.workers} page(s) at once); Ctrl-C stops it")
     try:
         server.serve_forever()

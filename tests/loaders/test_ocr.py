@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import shutil
 from pathlib import Path
 
@@ -22,8 +21,9 @@ from loaders.ocr import (
     run_olmocr,
 )
 from loaders.ocr_server import Word, front_matter, serve_cpu_ocr, words_to_markdown
+from tests.ci import in_ci
 
-IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
+IN_CI = in_ci()
 SAMPLE_PDFS = Path(__file__).resolve().parents[2] / "loaders" / "samples" / "olmocr" / "bench_data" / "pdfs"
 
 
@@ -56,11 +56,11 @@ def test_cpu_endpoint_speaks_openai_and_answers_in_olmocrs_format() -> None:
     from olmocr.train.front_matter import FrontMatterParser
 
     image = page_png(SAMPLE_PDFS / "headers_footers" / "glassworkers_minutes.pdf")
-    with serve_cpu_ocr() as server:
+    with serve_cpu_ocr(served_model="olmocr") as server:
         models = httpx.get(f"{server.url}/models", trust_env=False)
-        assert models.status_code == 200 and models.json()["data"][0]["id"]
+        assert models.status_code == 200 and [m["id"] for m in models.json()["data"]] == ["olmocr"]
         request = {
-            "model": "allenai/olmOCR-2-7B-1025-FP8",
+            "model": "olmocr",
             "messages": [
                 {
                     "role": "user",
@@ -77,7 +77,12 @@ def test_cpu_endpoint_speaks_openai_and_answers_in_olmocrs_format() -> None:
         assert answer.status_code == 200
         body = answer.json()
         assert body["choices"][0]["finish_reason"] == "stop" and body["usage"]["total_tokens"] < 16384
-        bad = httpx.post(f"{server.url}/chat/completions", json={"messages": []}, trust_env=False)
+        # a model name it does not serve gets vLLM's answer
+        other = httpx.post(
+            f"{server.url}/chat/completions", json={**request, "model": "allenai/olmOCR-2-7B-1025-FP8"}, trust_env=False
+        )
+        assert other.status_code == 404 and "does not exist" in other.json()["message"]
+        bad = httpx.post(f"{server.url}/chat/completions", json={"model": "olmocr", "messages": []}, trust_env=False)
         assert bad.status_code == 400 and "image_url" in bad.json()["error"]["message"]
         assert httpx.get(f"{server.url}/nowhere", trust_env=False).status_code == 404
     parser = FrontMatterParser(front_matter_class=PageResponse)
@@ -195,9 +200,9 @@ def test_an_endpoint_that_does_not_answer_is_a_clear_error(tmp_path: Path) -> No
 # -- the real pipeline on the CPU ---------------------------------------------------------------
 
 
-def test_olmocr_pipeline_runs_on_the_cpu_endpoint_and_resumes(shared_data: Path, tmp_path: Path) -> None:
+def test_olmocr_pipeline_runs_on_the_cpu_endpoint_and_resumes(test_data: Path, tmp_path: Path) -> None:
     require("tesseract", "pdftoppm")
-    pdfs_dir = shared_data / "olmocr_bench" / "pdfs"
+    pdfs_dir = test_data / "olmocr_bench" / "pdfs"
     pdfs = {
         "multi_column_miss.pdf": pdfs_dir / "multi_column_miss.pdf",
         "blank_book_pg1.pdf": pdfs_dir / "blank_book_pg1.pdf",
