@@ -1,4 +1,4 @@
-"""Test-wide guards: no network beyond this machine, no hub downloads, shared data located."""
+"""Test-wide guards: no network beyond this machine, no hub downloads; the real data slices in tests/data."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
-SHARED_DATA = Path(__file__).resolve().parent / "data"  # real slices, copied in: see tests/data/README.md
+TEST_DATA = Path(__file__).resolve().parent / "data"  # real slices, copied in: see tests/data/README.md
 
 # Nothing in the tests may load a model or dataset from a hub.
 os.environ["HF_HUB_OFFLINE"] = "1"
@@ -63,7 +63,7 @@ socket.socket.connect_ex = _guarded_connect_ex  # type: ignore[method-assign]
 
 
 @pytest.fixture(scope="session")
-def shared_data() -> Path:
-    if not SHARED_DATA.is_dir():
-        pytest.fail(f"test data not found at {SHARED_DATA}")
-    return SHARED_DATA
+def test_data() -> Path:
+    if not TEST_DATA.is_dir():
+        pytest.fail(f"test data not found at {TEST_DATA}")
+    return TEST_DATA

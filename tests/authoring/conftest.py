@@ -6,7 +6,6 @@ are skipped with a message that says how to install them.
 
 from __future__ import annotations
 
-import os
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,16 +13,10 @@ from pathlib import Path
 import pytest
 
 from authoring.server import LabelStudioServer, LabelStudioServerError, find_label_studio_bin, free_port
+from tests.ci import missing
 
 REPO = Path(__file__).resolve().parents[2]
 ARTIFACTS = REPO / "test-artifacts"
-
-
-def missing(what: str) -> None:
-    """Fail in CI, skip elsewhere."""
-    if os.environ.get("CI", "").lower() == "true":
-        pytest.fail(f"{what} (CI must install it: see .ci/run)", pytrace=False)
-    pytest.skip(what)
 
 
 @pytest.fixture(scope="session")

@@ -19,6 +19,7 @@ from authoring import ls_state
 from authoring.server import LabelStudioServer
 from core.models import RecordState, SourceItem, make_record_id
 from core.store import Store
+from tests.ci import missing
 
 CHROMIUM = os.environ.get("CHROMIUM_BIN", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -34,13 +35,6 @@ CHROMIUM_ARGS = [
 REPO = Path(__file__).resolve().parents[2]
 SAMPLE = REPO / "loaders" / "samples" / "hotpotqa" / "sample.json"
 ARTIFACTS = REPO / "test-artifacts"
-
-
-def missing(what: str) -> None:
-    """Fail in CI, skip elsewhere."""
-    if os.environ.get("CI", "").lower() == "true":
-        pytest.fail(f"{what} (CI must install it: see .ci/run)", pytrace=False)
-    pytest.skip(what)
 
 
 @pytest.fixture(scope="module")

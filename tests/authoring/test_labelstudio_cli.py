@@ -26,9 +26,9 @@ def textarea(name: str, text: str) -> dict:
 
 
 def test_one_command_pushes_then_pulls_and_judges(
-    tmp_path: Path, shared_data: Path, label_studio_server, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, test_data: Path, label_studio_server, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    source = shared_data / "hotpotqa" / "hotpot_dev_distractor_v1.sample.json"
+    source = test_data / "hotpotqa" / "hotpot_dev_distractor_v1.sample.json"
     rows = {row["_id"]: row for row in json.loads(source.read_text())}
     ws = str(tmp_path / "ws")
     ls_args = ["--label-studio-url", label_studio_server.url, "--label-studio-api-key", label_studio_server.api_key]

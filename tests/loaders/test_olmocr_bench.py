@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import shutil
 from collections import Counter
 from pathlib import Path
@@ -20,8 +19,9 @@ from loaders.olmocr_bench import (
     resolve_categories,
     sample_path,
 )
+from tests.ci import in_ci
 
-IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
+IN_CI = in_ci()
 
 
 def require(*tools: str, chromium: bool = False) -> None:
@@ -41,8 +41,8 @@ def require(*tools: str, chromium: bool = False) -> None:
 
 
 @pytest.fixture(scope="module")
-def slice_dir(shared_data: Path) -> Path:
-    return shared_data / "olmocr_bench"
+def slice_dir(test_data: Path) -> Path:
+    return test_data / "olmocr_bench"
 
 
 @pytest.fixture(scope="module")

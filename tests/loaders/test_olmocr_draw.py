@@ -7,7 +7,6 @@ in the seven category folders of an olmOCR-bench tree (`categorised`).
 from __future__ import annotations
 
 import json
-import os
 import shutil
 from collections import Counter
 from pathlib import Path
@@ -17,6 +16,7 @@ import pytest
 from loaders.bench_tests import find_chromium
 from loaders.olmocr_bench import load_olmocr_bench
 from loaders.olmocr_draw import SOB_MIX, largest_remainder, mix_quota, parse_quota, seeded_order
+from tests.ci import in_ci
 
 SLICE = Path(__file__).resolve().parents[1] / "data" / "olmocr_bench"
 # Where each root-level PDF of the slice goes; headers_footers/ PDFs stay where they are.
@@ -41,7 +41,7 @@ TEST_FILE = {"tables": "table_tests"}
 def require_chromium() -> None:
     if find_chromium() is None:
         message = "needs chromium for olmocr's math tests (apt-get install -y chromium)"
-        if os.environ.get("CI", "").lower() in {"1", "true", "yes"}:
+        if in_ci():
             pytest.fail(message)
         pytest.skip(message)
 

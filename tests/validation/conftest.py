@@ -58,8 +58,8 @@ def hotpot_context(row: dict[str, Any]) -> str:
 
 
 @pytest.fixture(scope="session")
-def hotpot_rows(shared_data: Path) -> dict[str, dict[str, Any]]:
-    rows = json.loads((shared_data / HOTPOT_SAMPLE).read_text(encoding="utf-8"))
+def hotpot_rows(test_data: Path) -> dict[str, dict[str, Any]]:
+    rows = json.loads((test_data / HOTPOT_SAMPLE).read_text(encoding="utf-8"))
     return {row["_id"]: row for row in rows}
 
 
