@@ -15,7 +15,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 demo: $(STAMP)
-	$(PY) -m build_split --source ami --sample --release 0.1.0
+	$(PY) -m build_split --source ami --sample --release 0.1.0 --allow-unreviewed
 
 system-deps:
 	bash scripts/install_system_deps.sh

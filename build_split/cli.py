@@ -176,6 +176,12 @@ def build_parser() -> argparse.ArgumentParser:
         default=DEFAULT_THRESHOLD,
         help=f"reject a record scoring below this on any dimension (default {DEFAULT_THRESHOLD})",
     )
+    work.add_argument(
+        "--allow-unreviewed",
+        action="store_true",
+        help="with --release: write it even if records were accepted by the offline heuristic pre-filter alone "
+        "(the card and manifest then say `review: heuristic-only`); refused otherwise",
+    )
     work.add_argument("--release", metavar="VERSION", help="write release VERSION (semantic version, e.g. 0.1.0)")
     publish = parser.add_argument_group("publishing (with --release VERSION; the Hub token comes from HF_TOKEN)")
     publish.add_argument(
@@ -257,6 +263,7 @@ def main(argv: list[str] | None = None) -> int:
             retry_failed=args.retry_failed,
             max_consecutive_failures=args.max_consecutive_failures,
             threshold=args.threshold,
+            allow_unreviewed=args.allow_unreviewed,
             release=args.release,
             push=args.push,
             private=args.private,

@@ -55,6 +55,7 @@ class RunOptions(BaseModel):
     retry_failed: bool = False  # ask again for LLM replies cached as malformed (and rejected drafts)
     max_consecutive_failures: int = Field(default=DEFAULT_MAX_CONSECUTIVE_FAILURES, ge=0)  # 0: never stop
     threshold: int = Field(default=DEFAULT_THRESHOLD, ge=0, le=100)
+    allow_unreviewed: bool = False  # write a release whose rows only the heuristic pre-filter checked
     release: str | None = None
     push: str | None = None  # a Hub repo id (owner/name) or a local folder: see exports.hub.parse_target
     private: bool = False

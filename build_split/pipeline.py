@@ -7,7 +7,8 @@ command again continues where the last run stopped and repeats nothing.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -16,22 +17,31 @@ from authoring.file_import import import_authored
 from authoring.labelstudio import (
     SyncResult,
     awaiting_line,
+    bounce_review_flags,
     bounce_validation_failures,
     label_studio_for_run,
     sync,
 )
+from authoring.source_changes import RecheckResult, recheck_changed_sources
+from build_split.exit_codes import StageFailures, exit_code, summary_line
 from build_split.options import RunOptions
 from build_split.sources import load_source, sample_authored
+from core.llm.client import LLMClient
+from core.llm.failures import LLMStopped
 from core.llm.settings import DEFAULT_DRAFT_MODEL, DEFAULT_JUDGE_MODEL, LLMSettings, make_stage_client
 from core.llm.usage import UsageTally
 from core.models import Reason, RecordState
+from core.redaction import redact
 from core.store import Store
 from core.version import TOOLKIT_VERSION
+from exports.release import seal_releases
 from judge.heuristic import HeuristicJudge
 from judge.llm_judge import LLMJudge
 from judge.llm_stage import run_llm_judging
+from judge.review_stage import run_review
+from judge.reviewer import LLMReviewer
 from judge.rubric import RUBRIC_VERSION
-from judge.stage import run_judging
+from judge.stage import reconcile_verdicts, run_judging
 from validation.stage import run_validation
 
 
@@ -47,13 +57,26 @@ class RunSummary:
     import_rejections: int = 0
     validation: Counter[str] = field(default_factory=Counter)
     judging: Counter[str] = field(default_factory=Counter)
+    reconciled: Counter[str] = field(default_factory=Counter)
     drafting: Counter[str] = field(default_factory=Counter)
     llm_usage: list[str] = field(default_factory=list)
     label_studio: SyncResult | None = None
     bounced: int = 0
+    reviewing: Counter[str] = field(default_factory=Counter)
+    audit: object | None = None  # authoring.audit.AuditRun, with --audit
     release_path: Path | None = None
     release_status: str | None = None
     published: object | None = None  # exports.hub.PublishResult, with --push
+    source_changes: RecheckResult = field(default_factory=RecheckResult)
+    llm_failures: list[StageFailures] = field(default_factory=list)
+    llm_stopped: bool = False  # a refusal or the circuit breaker stopped an LLM stage (and the run)
+
+    @property
+    def exit_code(self) -> int:
+        return exit_code(self.llm_failures)
+
+    def failure_lines(self) -> list[str]:
+        return [summary_line(f) for f in self.llm_failures if f.failed]
 
 
 def _load(store: Store, options: RunOptions, summary: RunSummary) -> None:
@@ -62,7 +85,7 @@ def _load(store: Store, options: RunOptions, summary: RunSummary) -> None:
     summary.loaded = {"new": counts.new, "changed": counts.changed, "unchanged": counts.unchanged}
     by_origin: dict[str, list[tuple[int, str, list[Reason]]]] = {}
     for problem in result.problems:
-        reason = Reason(stage="load", code=problem.code, message=f"line {problem.line_no}: {problem.message}")
+        reason = Reason(stage="load", code=problem.code, message=f"{problem.unit} {problem.line_no}: {problem.message}")
         by_origin.setdefault(f"load:{problem.origin}", []).append((problem.line_no, problem.raw, [reason]))
     for origin, rows in by_origin.items():
         store.clear_import_rejections(options.source, origin)
@@ -87,7 +110,25 @@ def llm_settings(options: RunOptions, backend: str, model: str | None, defaults:
         concurrency=options.concurrency,
         rpm=options.rpm,
         timeout_s=options.llm_timeout,
+        max_consecutive_failures=options.max_consecutive_failures,
+        retry_failed=options.retry_failed,
     )
+
+
+@contextmanager
+def _failures_of(stage: str, client: LLMClient, summary: RunSummary) -> Iterator[None]:
+    """Keep the stage's failed LLM results (and its stop, re-raised) for the summary line and exit code."""
+    failures = StageFailures(stage, client.name)
+    summary.llm_failures.append(failures)
+    try:
+        yield
+    except LLMStopped as stop:
+        failures.stop = stop
+        summary.llm_stopped = True
+        raise
+    finally:
+        failures.counts.update(client.failures.counts)
+        failures.last.update(client.failures.last)
 
 
 def _draft(store: Store, options: RunOptions, tally: UsageTally, summary: RunSummary) -> None:
@@ -96,11 +137,18 @@ def _draft(store: Store, options: RunOptions, tally: UsageTally, summary: RunSum
     client, runner = make_stage_client(
         store, settings, stage="draft", source=options.source, tally=tally, batch=options.batch
     )
-    summary.drafting = run_drafting(store, options.source, client, limit=options.draft_limit, batch=runner)
+    with _failures_of("draft", client, summary):
+        try:
+            summary.drafting = run_drafting(store, options.source, client, limit=options.draft_limit, batch=runner)
+        except LLMStopped as stop:
+            summary.drafting = stop.counts
+            raise
 
 
 def _judge(store: Store, options: RunOptions, tally: UsageTally, summary: RunSummary) -> tuple[str, str]:
     """Run the chosen judge; returns its name and version for the release manifest."""
+    name = "heuristic" if options.judge == "heuristic" else f"{options.judge}:{options.judge_model or ''}"
+    summary.reconciled = reconcile_verdicts(store, options.source, name, options.threshold)
     if options.judge == "heuristic":
         judge = HeuristicJudge()
         summary.judging = run_judging(store, options.source, judge, options.threshold)
@@ -111,9 +159,14 @@ def _judge(store: Store, options: RunOptions, tally: UsageTally, summary: RunSum
     )
     llm_judge = LLMJudge(client)
     prefilter = HeuristicJudge() if options.prefilter else None
-    summary.judging = run_llm_judging(
-        store, options.source, llm_judge, options.threshold, prefilter=prefilter, batch=runner
-    )
+    with _failures_of("judge", client, summary):
+        try:
+            summary.judging = run_llm_judging(
+                store, options.source, llm_judge, options.threshold, prefilter=prefilter, batch=runner
+            )
+        except LLMStopped as stop:
+            summary.judging = stop.counts
+            raise
     return llm_judge.name, llm_judge.version
 
 
@@ -158,6 +211,8 @@ def run(options: RunOptions, echo: Callable[[str], None] = print) -> RunSummary:
             echo=echo,
         ) as label_studio,
     ):
+        for folder in seal_releases(options.workspace):  # killed after the rename, before made read-only
+            echo(f"sealed:     {folder} (a run was killed before making it read-only; it matches its manifest)")
         if options.sample or options.input or options.from_hub:
             _load(store, options, summary)
         if store.count_source_items(options.source) == 0:
@@ -165,27 +220,31 @@ def run(options: RunOptions, echo: Callable[[str], None] = print) -> RunSummary:
                 f"the workspace {options.workspace} has no {options.source} source items yet: "
                 "pass --input PATH, --sample (the embedded sample) or --from-hub"
             )
+        # Records of source items that changed go back through validation and judging.
+        summary.source_changes = recheck_changed_sources(store, options.source)
         tally = UsageTally()
-        if options.draft:
-            _draft(store, options, tally, summary)
-        if label_studio is not None:
-            # Push new candidates (with their drafts) and pull finished annotations in the same run.
-            drafts = load_drafts(store.con, options.source, status="drafted")
-            summary.label_studio = sync(store, label_studio, options.source, drafts)
-        authored = options.authored or (sample_authored(options.source) if options.sample else None)
-        if authored is not None:
-            _import(store, options, authored, summary)
-        summary.validation = run_validation(store, options.source)
-        if label_studio is not None:
-            summary.bounced = bounce_validation_failures(store, label_studio, options.source)
-        judge_name, judge_version = _judge(store, options, tally, summary)
+        try:
+            judge_name, judge_version = _stages(store, options, summary, tally, label_studio)
+        except LLMStopped:
+            judge_name = judge_version = ""  # the stop is in summary.llm_failures; the run ends here
         summary.llm_usage = tally.report()
         tally.save(store.con)
-        if options.release and options.push and (existing := _existing_release(options)) is not None:
+        if summary.llm_stopped:
+            if options.release:
+                summary.release_status = "not written: an LLM stage stopped (see below)"
+        elif options.release and options.push and (existing := _existing_release(options)) is not None:
             summary.release_path, summary.release_status = existing, "existing; published as it is"
         elif options.release:
             from exports.release import write_release
+            from exports.review import refusal, review_of
 
+            review = review_of(store, options.source)
+            refused = refusal(review, options.release, options.source)
+            if refused and not options.allow_unreviewed:
+                report_run(store, options, summary, echo)
+                raise UsageError(refused)
+            if review.rows:  # the release says how its rows were judged, not what this run was asked
+                judge_name, judge_version = review.judge_label()
             result = write_release(
                 store,
                 options.source,
@@ -193,18 +252,68 @@ def run(options: RunOptions, echo: Callable[[str], None] = print) -> RunSummary:
                 options.workspace,
                 judge_name=judge_name,
                 judge_version=judge_version,
-                threshold=options.threshold,
+                threshold=review.threshold(options.threshold),
                 toolkit_version=TOOLKIT_VERSION,
                 rubric_version=RUBRIC_VERSION,
+                review=review.as_manifest(options.allow_unreviewed),
             )
             summary.release_path = result.path
             summary.release_status = result.status
         report_run(store, options, summary, echo)
         if label_studio is not None:
             echo(awaiting_line(store, label_studio, options.source))
-    if options.push:
+    if options.push and not summary.llm_stopped:
         summary.published = publish(options, echo)
     return summary
+
+
+def _stages(
+    store: Store, options: RunOptions, summary: RunSummary, tally: UsageTally, label_studio: object | None
+) -> tuple[str, str]:
+    """Draft, sync with Label Studio, import, validate and judge; returns the judge's name and version."""
+    if options.draft:
+        _draft(store, options, tally, summary)
+    if label_studio is not None:
+        # Push new candidates (with their drafts) and pull finished annotations in the same run.
+        drafts = load_drafts(store.con, options.source, status="drafted")
+        summary.label_studio = sync(store, label_studio, options.source, drafts)  # type: ignore[arg-type]
+    authored = options.authored or (sample_authored(options.source) if options.sample else None)
+    if authored is not None:
+        _import(store, options, authored, summary)
+    summary.validation = run_validation(store, options.source)
+    if label_studio is not None:
+        summary.bounced = bounce_validation_failures(store, label_studio, options.source)  # type: ignore[arg-type]
+    if options.review:
+        _review(store, options, tally, summary)
+        if label_studio is not None:
+            summary.bounced += bounce_review_flags(store, label_studio, options.source)  # type: ignore[arg-type]
+    judged = _judge(store, options, tally, summary)
+    if options.audit:
+        _audit(store, options, summary, label_studio)
+    return judged
+
+
+def _review(store: Store, options: RunOptions, tally: UsageTally, summary: RunSummary) -> None:
+    """SOB's reviewer pass (Gemini 2.5 Flash by default) over validated records not yet reviewed."""
+    backend = options.judge if options.judge != "heuristic" else "gemini"
+    settings = llm_settings(options, backend, options.review_model, DEFAULT_DRAFT_MODEL)
+    client, _ = make_stage_client(store, settings, stage="review", source=options.source, tally=tally)
+    with _failures_of("review", client, summary):
+        summary.reviewing = run_review(store, options.source, LLMReviewer(client))
+
+
+def _audit(store: Store, options: RunOptions, summary: RunSummary, label_studio: object | None) -> None:
+    """Draw the audit samples into Label Studio (first run), pull the verdicts (later runs)."""
+    from authoring.audit import run_audit
+
+    if label_studio is None:
+        raise UsageError(
+            "--audit needs Label Studio (the reviewers work there): pass --start-label-studio, or "
+            "--label-studio-url and --label-studio-api-key (or LABEL_STUDIO_URL / LABEL_STUDIO_API_KEY)"
+        )
+    summary.audit = run_audit(
+        store, label_studio, options.source, size=options.audit, rounds=options.rounds, seed=options.seed  # type: ignore[arg-type]
+    )
 
 
 def print_diff(workspace: Path, source: str, old: str, new: str, echo: Callable[[str], None] = print) -> None:
@@ -229,12 +338,25 @@ def report_run(store: Store, options: RunOptions, summary: RunSummary, echo: Cal
             f"label studio: pushed {push.pushed} task(s) ({push.with_draft} with a draft), "
             f"pulled {_fmt(pull.counts) or 'nothing new'}; {summary.bounced} sent back to curators"
         )
+    changes = summary.source_changes
+    if changes.items:
+        echo(
+            f"source changed: {changes.items} item(s); {changes.reopened} record(s) sent back to validation and "
+            f"judging (source_changed), {changes.with_curators} left with their curator"
+        )
     if summary.imported or summary.import_rejections:
         echo(f"authored:   {_fmt(summary.imported)}; {summary.import_rejections} line(s) rejected")
     if summary.drafting:
         echo(f"drafted:    {_fmt(summary.drafting)}")
     echo(f"validated:  {_fmt(summary.validation) or 'nothing waiting'}")
+    if options.review:
+        echo(f"reviewed:   {_fmt(summary.reviewing) or 'nothing waiting'}")
     echo(f"judged:     {_fmt(summary.judging) or 'nothing waiting'}")
+    if summary.reconciled:
+        echo(f"re-judged:  {_fmt(summary.reconciled)}")
+    if summary.audit is not None:
+        for line in summary.audit.lines():  # type: ignore[attr-defined]
+            echo(line)
     for line in summary.llm_usage:
         echo(line)
     if summary.release_path:
@@ -254,7 +376,9 @@ def print_status(store: Store, source: str, echo: Callable[[str], None] = print)
 
 
 def print_rejections(store: Store, source: str, echo: Callable[[str], None] = print) -> None:
-    """Every rejected or bounced record and every rejected input line, with its reasons."""
+    """Every rejected or bounced record and every rejected input line, with its reasons (secrets masked)."""
+    shown = echo
+    echo = lambda line: shown(redact(line) or "")  # noqa: E731
     states = [RecordState.REJECTED, RecordState.NEEDS_REVISION, RecordState.JUDGE_ERROR]
     for item in store.records(source, states):
         echo(
@@ -262,10 +386,20 @@ def print_rejections(store: Store, source: str, echo: Callable[[str], None] = pr
         )
         for reason in item.reasons:
             echo(f"    [{reason.stage}/{reason.code}] {reason.path} {reason.message}")
+    for record_id, source_id, reasons in store.unreadable_records(source):
+        echo(f"rejected {record_id[:12]} {source_id}: (cannot be read back)")
+        for reason in reasons:
+            echo(f"    [{reason.stage}/{reason.code}] {reason.path} {reason.message}")
     for row in store.import_rejections(source):
-        echo(f"input {row['origin']} line {row['line_no']}:")
+        echo(f"input {row['origin']} {_unit(row['reasons'])} {row['line_no']}:")
         for reason in row["reasons"]:
             echo(f"    [{reason['stage']}/{reason['code']}] {reason['message']}")
+
+
+def _unit(reasons: list[dict[str, str]]) -> str:
+    """What the row number counts (JSON list item, parquet row, line), as its reasons' messages say."""
+    first = (reasons[0].get("message") or "").split(" ", 1)[0] if reasons else ""
+    return first if first in ("item", "row") else "line"
 
 
 def _fmt(counts: dict[str, int]) -> str:

@@ -197,6 +197,7 @@ def render_card(
     toolkit_version: str,
     rubric_version: str | None = None,
     changelog: dict[str, Any] | None = None,
+    review: dict[str, Any] | None = None,
     plots: dict[str, str] | None = None,
     plots_skipped_reason: str | None = None,
 ) -> str:
@@ -225,6 +226,7 @@ def render_card(
         threshold=threshold,
         toolkit_version=toolkit_version,
         rubric_version=rubric_version,
+        review=review,
         changelog=changelog,
         change_kinds=CHANGE_KINDS,
         id_limit=CARD_ID_LIMIT,

@@ -58,6 +58,7 @@ def build_manifest(
     rubric_version: str | None = None,
     changelog: dict[str, Any] | None = None,
     assets: dict[str, dict[str, Any]] | None = None,
+    review: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     return {
         "manifest_format": MANIFEST_FORMAT,
@@ -69,6 +70,8 @@ def build_manifest(
         "toolkit_version": toolkit_version,
         "judge": {"name": judge_name, "version": judge_version, "threshold": threshold}
         | ({"rubric_version": rubric_version} if rubric_version else {}),
+        # Who checked the rows: `heuristic-only` when the offline pre-filter alone accepted some of them.
+        "review": review or {"status": "unknown"},
         "tokenizer": stats["tokenizer"],
         "num_records": sum(counts.values()),
         "splits": counts,

@@ -118,6 +118,7 @@ def write_release(
     parent: str | None = None,
     rubric_version: str | None = None,
     plots: bool = True,
+    review: dict[str, Any] | None = None,
 ) -> ReleaseResult:
     """Release the ACCEPTED records of `source` as `version` of its config (see module docstring).
 
@@ -190,6 +191,7 @@ def write_release(
             toolkit_version=toolkit_version,
             rubric_version=rubric_version,
             changelog=changelog,
+            review=review,
             plots=plot_files,
             plots_skipped_reason=None if plot_files else _plots_skipped(plots),
         )
@@ -214,6 +216,7 @@ def write_release(
             rubric_version=rubric_version,
             changelog=changelog,
             assets=assets,
+            review=review,
         )
         manifest_text = json.dumps(manifest, indent=2, ensure_ascii=False) + "\n"
         _write_file(tmp / "manifest.json", manifest_text.encode("utf-8"))

@@ -10,7 +10,7 @@ from core.batching import batched
 from core.models import Reason, RecordState, utcnow
 from core.progress import progress
 from core.store import StateChange, Store, StoredRecord
-from core.verdicts import ValidationReport
+from core.verdicts import JudgeVerdict, ValidationReport
 from judge.base import Judge
 
 STAGE = "judge"
@@ -73,4 +73,54 @@ def run_judging(
                 counts[str(state)] += 1
             store.apply(changes)
             bar.update(len(chunk))
+    return counts
+
+
+def reconcile_verdicts(store: Store, source: str, judge_name: str, threshold: int) -> Counter[str]:
+    """Make stored verdicts match this run's judge and threshold before anything is released:
+
+    * a record the heuristic pre-filter accepted goes back to the LLM judge when this run has one (the
+      pre-filter may reject but never vouch; cached answers make the round trip free when repeated);
+    * a changed `--threshold` is re-applied to the stored scores: accepted records now below it are
+      rejected, records the judge rejected only for low scores that now pass are accepted.
+    """
+    counts: Counter[str] = Counter()
+    changes: list[StateChange] = []
+    for item in store.records(source, [RecordState.ACCEPTED, RecordState.REJECTED], ordered=False):
+        if not item.judge:
+            continue
+        verdict = JudgeVerdict.model_validate(item.judge)
+        if item.state == RecordState.ACCEPTED and verdict.judge == "heuristic" and judge_name != "heuristic":
+            reason = Reason(
+                stage=STAGE, code="rejudge", message=f"accepted by the heuristic pre-filter; {judge_name} judges it"
+            )
+            changes.append(StateChange(item.record.record_id, RecordState.VALIDATED, STAGE, reasons=[reason]))
+            counts["sent_to_llm_judge"] += 1
+            continue
+        if verdict.threshold == threshold:
+            continue
+        rescored = verdict.model_copy(update={"threshold": threshold})
+        judged_only = all(r.stage == STAGE and r.code.startswith("low_") for r in item.reasons)
+        if item.state == RecordState.REJECTED and not judged_only:
+            continue  # rejected for something else too: a threshold cannot accept it
+        failing = rescored.failing_dimensions()
+        state = RecordState.REJECTED if failing else RecordState.ACCEPTED
+        reasons = [
+            Reason(
+                stage=STAGE,
+                code=f"low_{dim}",
+                message=f"{dim} scored {rescored.scores[dim]} < {threshold} (threshold re-applied)",
+            )
+            for dim in failing
+        ]
+        changes.append(
+            StateChange(item.record.record_id, state, STAGE, reasons=reasons, judge=rescored.model_dump(mode="json"))
+        )
+        counts["threshold_reapplied"] += 1
+        if state != item.state:
+            counts[f"now_{state}"] += 1
+        if len(changes) >= BATCH:
+            store.apply(changes)
+            changes = []
+    store.apply(changes)
     return counts

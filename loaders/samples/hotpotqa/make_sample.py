@@ -179,9 +179,11 @@ def arr(items, description):
     return {"type": "array", "items": items, "description": description}
 
 
-def authored(source_id, question, schema, ground_truth, annotator="curator-a"):
+def authored(source_id, question, schema, ground_truth, annotator="curator-a", evidence=None):
     line = {"source_id": source_id, "question": question, "json_schema": schema, "ground_truth": ground_truth}
     line["annotator"] = annotator
+    if evidence:
+        line["evidence"] = evidence  # where values not copied from the context come from
     return json.dumps(line, ensure_ascii=False)
 
 
@@ -273,6 +275,9 @@ GOOD = [
             "years_apart": 4,
         },
         "curator-b",
+        evidence={
+            "$.years_apart": {"derived_from": ["$.bands[0].formed_in", "$.bands[1].formed_in"], "rule": "difference"}
+        },
     ),
     authored(
         "sob-sample-0005",
