@@ -1,11 +1,11 @@
 """Page images of PDFs, rendered with poppler's `pdftoppm` into the workspace for curators.
 
 Curators correct the OCR transcript against the page itself, so every page of a kept PDF is
-rendered once to PNG under `<workspace>/page-images/` (the PDF's key without `.pdf`, then
+rendered once to PNG under `<workspace>/media/page-images/` (the PDF's key without `.pdf`, then
 `page-<n>.png`), with the long side at `DEFAULT_LONG_SIDE` pixels: small print stays readable
-and a page fits a screen at full width. Label Studio serves these files from the workspace
-(`/data/local-files/?d=page-images/...`, see `authoring.page_tasks`). A page already rendered at
-the same size is not rendered again.
+and a page fits a screen at full width. Label Studio serves them as local files, with
+`<workspace>/media` as its LOCAL_FILES_DOCUMENT_ROOT (`/data/local-files/?d=page-images/...`, see
+`authoring.page_tasks`). A page already rendered at the same size is not rendered again.
 """
 
 from __future__ import annotations
@@ -15,7 +15,8 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-IMAGES_DIR = "page-images"  # under the workspace; Label Studio's local-files document root is the workspace
+MEDIA_DIR = "media"  # under the workspace: what Label Studio may serve (its local-files document root)
+IMAGES_DIR = "page-images"  # under MEDIA_DIR
 DEFAULT_LONG_SIDE = 1600  # pixels on the page's long side (about 145 dpi for US Letter)
 MIN_LONG_SIDE, MAX_LONG_SIDE = 400, 6000
 
@@ -28,11 +29,15 @@ class RenderError(RuntimeError):
 class PageImage:
     page: int
     path: Path  # absolute
-    relative: str  # to the workspace: what Label Studio's `d=` parameter names
+    relative: str  # to the workspace (kept in the source item's metadata)
+
+
+def media_root(workspace: Path) -> Path:
+    return Path(workspace).resolve() / MEDIA_DIR
 
 
 def images_root(workspace: Path) -> Path:
-    return Path(workspace).resolve() / IMAGES_DIR
+    return media_root(workspace) / IMAGES_DIR
 
 
 def image_path(workspace: Path, key: str, page: int) -> Path:
