@@ -5,6 +5,11 @@ olmOCR-bench category; audio: questions that need several turns of the meeting).
 through the same validation as an authored record; an invalid draft is asked again once with the
 problems shown to the model; otherwise the item goes to curators without a draft, and that is
 counted. Drafts are kept in the store's `drafts` table (one row per source item).
+
+A call that failed on a server error, a timeout or an outage is not stored: the next run drafts the
+item again. A malformed reply or a request the provider rejected is stored as `no_draft` and asked
+again only with `--retry-failed`. A refused key or the circuit breaker stops the stage
+(`LLMStopped`, after saving the drafts made).
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from core.llm.client import LLMClient
 from core.llm.prompts import PromptTemplate, load_template
 from core.llm.types import LLMRequest, LLMResult
 from core.models import Provenance, Record, SourceItem, utcnow
+from core.redaction import redact
 from core.store import Store
 from core.verdicts import ValidationFailure, ValidationReport
 
@@ -128,7 +134,8 @@ class Draft(BaseModel):
     source: str
     source_id: str
     status: Literal["drafted", "no_draft"]
-    reason: str | None = None  # no_draft: invalid | unparsable | call_error
+    reason: str | None = None  # no_draft: invalid | unparsable | request_rejected | call_error (not stored)
+    failure: str | None = None  # the LLM failure kind behind a no_draft (core/llm/failures.py)
     question: str | None = None
     json_schema: dict[str, Any] | None = None
     ground_truth: dict[str, Any] | None = None
@@ -260,9 +267,17 @@ def draft_item(client: LLMClient, item: SourceItem, validator: Validator) -> Dra
         if result.status == "deferred":
             return None
         if not result.ok or not isinstance(result.parsed, DraftReply):
-            reason = "call_error" if result.status == "call_error" else "unparsable"
+            reason = "unparsable"
+            if result.status == "call_error":
+                reason = "request_rejected" if result.failure == "rejected" else "call_error"
             return Draft(
-                status="no_draft", reason=reason, attempts=attempt, failures=failures, error=result.error, **base
+                status="no_draft",
+                reason=reason,
+                failure=result.failure,
+                attempts=attempt,
+                failures=failures,
+                error=result.error,
+                **base,
             )
         reply = result.parsed
         record, report, validated = _check(item, reply, validator, client.name)
@@ -307,7 +322,7 @@ def draft_items(
 
 def save_drafts(con: duckdb.DuckDBPyConnection, drafts: Iterable[Draft]) -> int:
     rows = [
-        [d.source, d.source_id, d.status, d.reason, d.model_dump_json(), d.model, d.prompt_version, utcnow()]
+        [d.source, d.source_id, d.status, d.reason, redact(d.model_dump_json()), d.model, d.prompt_version, utcnow()]
         for d in drafts
     ]
     if not rows:
@@ -327,6 +342,12 @@ def save_drafts(con: duckdb.DuckDBPyConnection, drafts: Iterable[Draft]) -> int:
     return len(rows)
 
 
+def forget_drafts(con: duckdb.DuckDBPyConnection, source: str, source_ids: list[str]) -> None:
+    """Drop the drafts of these items (their source changed: a new draft is written from the new item)."""
+    if source_ids:
+        con.execute("DELETE FROM drafts WHERE source = ? AND source_id IN (SELECT unnest(?))", [source, source_ids])
+
+
 def load_drafts(con: duckdb.DuckDBPyConnection, source: str, status: str | None = None) -> dict[str, Draft]:
     sql = "SELECT draft FROM drafts WHERE source = ?"
     params: list[Any] = [source]
@@ -337,16 +358,23 @@ def load_drafts(con: duckdb.DuckDBPyConnection, source: str, status: str | None 
 
 
 # -- the stage ----------------------------------------------------------------------------------------
-def items_to_draft(store: Store, source: str, limit: int | None = None) -> list[SourceItem]:
-    """Source items with no record yet and no draft from the current prompts, in source-id order."""
+def items_to_draft(store: Store, source: str, limit: int | None = None, retry_failed: bool = False) -> list[SourceItem]:
+    """Source items with no record yet and no draft from the current prompts, in source-id order.
+
+    A stored `call_error` (older runs stored them) is always drafted again; a malformed reply or a
+    rejected request only with `retry_failed`.
+    """
     with_records = {
         r[0] for r in store.con.execute("SELECT DISTINCT source_id FROM records WHERE source = ?", [source]).fetchall()
     }
     current = draft_prompt_version(source)
+    again = ["call_error", *(["unparsable", "request_rejected"] if retry_failed else [])]
     drafted = {
         r[0]
         for r in store.con.execute(
-            "SELECT source_id FROM drafts WHERE source = ? AND prompt_version = ?", [source, current]
+            "SELECT source_id FROM drafts WHERE source = ? AND prompt_version = ? "
+            "AND NOT (status = 'no_draft' AND reason IN (SELECT unnest(?)))",
+            [source, current, again],
         ).fetchall()
     }
     items = [item for sid, item in sorted(store.source_items(source).items()) if sid not in with_records | drafted]
@@ -363,26 +391,35 @@ def run_drafting(
     batch: Any | None = None,  # core.llm.batch.BatchRunner for stage "draft"
     chunk: int = 100,
 ) -> Counter[str]:
-    """Draft the items that need one; store each draft (or its absence) as it is made."""
+    """Draft the items that need one; store each draft (or its absence) as it is made.
+
+    Raises `LLMStopped` (after saving) when a refusal or the circuit breaker stopped the client.
+    """
     counts: Counter[str] = Counter()
     if batch is not None:
         counts.update(batch.poll())
-    items = items_to_draft(store, source, limit)
+    items = items_to_draft(store, source, limit, retry_failed=client.retry_failed)
     done: list[Draft] = []
-    for _, draft in draft_items(client, items, validator):
+    for _, draft in draft_items(client, items, validator):  # after a stop, the rest drain unsent
         if draft is None:
             counts["awaiting_batch"] += 1
             continue
         if draft.status == "drafted":
             counts["drafted" if draft.attempts == 1 else "drafted_after_retry"] += 1
+        elif draft.reason == "call_error":
+            counts[f"not_drafted_{draft.failure or 'call_error'}"] += 1  # not stored: the next run asks again
         else:
             counts[f"no_draft_{draft.reason}"] += 1
-        done.append(draft)
+        if draft.reason != "call_error":
+            done.append(draft)
         if len(done) >= chunk:
             save_drafts(store.con, done)
             done.clear()
     save_drafts(store.con, done)
     client.flush()
+    if client.stop is not None:
+        client.stop.counts.update(counts)
+        raise client.stop
     if batch is not None:
         counts["batch_jobs_submitted"] += len(batch.submit())
     return +counts

@@ -19,6 +19,7 @@ import pyarrow as pa
 
 from core.batching import batched
 from core.models import Reason, Record, RecordState, SourceItem, canonical_json, content_hash, utcnow
+from core.redaction import redact
 
 STORE_FILENAME = "curation.duckdb"
 WRITE_BATCH = 2000  # rows per transaction: bounds memory, and each batch commits on its own
@@ -218,7 +219,8 @@ class UpsertCounts:
 
 
 def _json_or_none(value: Any) -> str | None:
-    return None if value is None else json.dumps(value, ensure_ascii=False, default=str)
+    """JSON text with every configured secret masked (reasons, verdicts and event details are stored so)."""
+    return None if value is None else redact(json.dumps(value, ensure_ascii=False, default=str))
 
 
 class Store:
@@ -329,6 +331,91 @@ class Store:
 
     def count_source_items(self, source: str) -> int:
         return self.con.execute("SELECT count(*) FROM source_items WHERE source = ?", [source]).fetchone()[0]
+
+    # -- source items that changed under their records -----------------------------------------
+    def changed_source_ids(self, source: str) -> tuple[list[str], int]:
+        """Source ids with a `source_changed` event not yet re-checked, and the last such event id.
+
+        Read from the event log (written in the same transaction as the item), so a run killed
+        between loading and re-checking leaves the work for the next run instead of losing it.
+        """
+        done = self.con.execute(
+            "SELECT max(CAST(json_extract(detail, '$.through_event_id') AS BIGINT)) FROM events "
+            "WHERE source = ? AND kind = 'source_recheck'",
+            [source],
+        ).fetchone()[0]
+        rows = self.con.execute(
+            "SELECT source_id, max(event_id) FROM events WHERE source = ? AND kind = 'source_changed' "
+            "AND event_id > ? GROUP BY source_id ORDER BY source_id",
+            [source, done or 0],
+        ).fetchall()
+        return [row[0] for row in rows], max((row[1] for row in rows), default=done or 0)
+
+    def records_of_items(self, source: str, source_ids: Sequence[str]) -> list[StoredRecord]:
+        rows = self.con.execute(
+            "SELECT record, state, reasons, validation, judge, record_id FROM records "
+            "WHERE source = ? AND source_id IN (SELECT unnest(?)) ORDER BY record_id",
+            [source, list(source_ids)],
+        ).fetchall()
+        stored = []
+        for row in rows:
+            try:
+                stored.append(self._stored(*row[:5]))
+            except (ValidationError, ValueError) as exc:
+                self._quarantine(row[5], row[1], row[2], exc)
+        return stored
+
+    def reopen_records(
+        self,
+        source: str,
+        reopened: Sequence[tuple[Record, RecordState, Reason]],
+        stage: str,
+        through_event_id: int,
+    ) -> None:
+        """Records rebuilt from a changed source item go back to `authored` (their old checks and
+        verdicts cleared, the reason kept), and the re-check is marked done, in one transaction."""
+        now = utcnow()
+        rows: list[dict[str, Any]] = []
+        events: list[dict[str, Any]] = []
+        for record, old_state, reason in reopened:
+            reasons = [reason.model_dump()]
+            rows.append(
+                {
+                    "record_id": record.record_id,
+                    "source": record.metadata.source,
+                    "source_id": record.metadata.source_id,
+                    "state": str(RecordState.AUTHORED),
+                    "record": record.model_dump_json(),
+                    "content_hash": content_hash(record.model_dump(mode="json", exclude={"provenance"})),
+                    "reasons": _json_or_none(reasons),
+                    "validation": None,
+                    "judge": None,
+                    "updated_at": now,
+                }
+            )
+            events.append(
+                self._event(
+                    record.metadata.source,
+                    record.metadata.source_id,
+                    record.record_id,
+                    stage,
+                    "state_change",
+                    str(old_state),
+                    str(RecordState.AUTHORED),
+                    reasons,
+                    None,
+                )
+            )
+        mark = {"through_event_id": through_event_id, "reopened": len(rows)}
+        events.append(self._event(source, None, None, stage, "source_recheck", None, None, None, mark))
+        self._write(
+            "records",
+            rows,
+            conflict="(record_id) DO UPDATE SET state = excluded.state, record = excluded.record, "
+            "content_hash = excluded.content_hash, reasons = excluded.reasons, validation = NULL, judge = NULL, "
+            "updated_at = excluded.updated_at",
+            events=events,
+        )
 
     # -- records -----------------------------------------------------------------------------
     def upsert_records(
@@ -535,8 +622,8 @@ class Store:
                 "source": source,
                 "origin": origin,
                 "line_no": line_no,
-                "raw": raw,
-                "reasons": json.dumps([r.model_dump() for r in reasons], ensure_ascii=False),
+                "raw": redact(raw),
+                "reasons": redact(json.dumps([r.model_dump() for r in reasons], ensure_ascii=False)),
                 "logged_at": utcnow(),
             }
             for line_no, raw, reasons in rejections

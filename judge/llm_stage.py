@@ -97,8 +97,7 @@ def run_llm_judging(
         to_ask = waiting
 
     outcomes: dict[str, JudgeVerdict | BaseException] = {}
-    results = judge.judge_iter([item.record for item in to_ask], threshold)
-    for index, outcome in results:
+    for index, outcome in judge.judge_iter([item.record for item in to_ask], threshold):
         if outcome is None:
             counts["awaiting_batch"] += 1
             continue
@@ -108,9 +107,7 @@ def run_llm_judging(
             outcomes[to_ask[index].record.record_id] = outcome
         if len(outcomes) >= chunk:
             _apply(store, source, judge, threshold, items, outcomes, counts)
-        if judge.client.stop is not None:
-            break  # nothing more is sent; the records not reached keep their state
-    results.close()  # waits for the calls in flight (their answers are cached)
+    # After a stop the loop drains at once (nothing more is sent), so every failure met is kept.
     _apply(store, source, judge, threshold, items, outcomes, counts)
     if judge.client.stop is not None:
         judge.client.flush()

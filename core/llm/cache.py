@@ -2,8 +2,11 @@
 
 key = SHA-256 of (backend, model, prompt version, canonical request). A hit makes no call. A prompt
 or rubric change bumps its version (and usually changes the prompt text too), so stale answers
-are never reused. Only answers that parsed are written by online calls; batch results are written
-as they arrive and checked when read.
+are never reused. Online calls write answers that parsed, and replies that stayed malformed after
+the repair attempts as *failures* (`failed`, with the raw reply and the error): a rerun does not
+pay for them again unless asked (`--retry-failed`), and a later good answer replaces them. Batch
+results are written as they arrive and checked when read. Configured secrets are masked in
+everything written here.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ import pyarrow as pa
 
 from core.llm.types import LLMRequest, Usage
 from core.models import canonical_json, utcnow
+from core.redaction import redact
 
 
 def cache_key(backend: str, model: str, request: LLMRequest) -> str:
@@ -37,6 +41,8 @@ class CachedAnswer:
     finish_reason: str | None
     usage: Usage
     via: str  # "online" or "batch"
+    failed: bool = False  # a malformed reply kept as a failure (text is the raw reply)
+    error: str | None = None
 
 
 _ROW_SCHEMA = pa.schema(
@@ -104,6 +110,8 @@ class LLMCache:
             finish_reason=response.get("finish_reason"),
             usage=Usage.model_validate(json.loads(usage)) if usage else Usage(),
             via=response.get("via", "online"),
+            failed=bool(response.get("failed")),
+            error=response.get("error"),
         )
 
     def preload(self, keys: list[str]) -> int:
@@ -140,8 +148,12 @@ class LLMCache:
         usage: Usage,
         via: str = "online",
         extra: dict[str, Any] | None = None,
+        failed_with: str | None = None,
     ) -> None:
-        response = {"text": text, "finish_reason": finish_reason, "via": via} | (extra or {})
+        """Keep an answer, or with `failed_with` (the error) a malformed reply as a failure."""
+        response = {"text": redact(text), "finish_reason": finish_reason, "via": via} | (extra or {})
+        if failed_with is not None:
+            response |= {"failed": True, "error": redact(failed_with)}
         row = {
             "cache_key": key,
             "backend": backend,
@@ -174,7 +186,9 @@ class LLMCache:
                 self._con.register("_llm_rows", table)
                 self._con.execute(
                     f"INSERT INTO llm_cache ({_COLUMNS}) SELECT {_COLUMNS} FROM _llm_rows "
-                    "ON CONFLICT (cache_key) DO NOTHING"
+                    # A good answer asked for with --retry-failed replaces the failure kept before it.
+                    "ON CONFLICT (cache_key) DO UPDATE SET response = excluded.response, usage = excluded.usage, "
+                    "prompt_version = excluded.prompt_version, created_at = excluded.created_at"
                 )
                 self._con.unregister("_llm_rows")
                 self._con.execute("COMMIT")

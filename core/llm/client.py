@@ -3,8 +3,12 @@
 `complete(request)` looks in the cache first (a hit makes no call), then sends the request with the
 concurrency limit, the requests-per-minute limit and the retry policy (408/429/5xx and timeouts,
 honouring Retry-After). A reply that does not parse is asked again (`parse_retries`) with the
-problem named; the answer is cached under the original request's key. Nothing here raises for a
-provider failure: the result says `call_error` or `parse_error` and keeps the raw text.
+problem named; the answer is cached under the original request's key, and so is a reply that
+stays malformed (as a failure: a later call returns it without asking again, unless
+`retry_failed`). Nothing here raises for a provider failure: the result says `call_error` or
+`parse_error`, names the failure kind and keeps the raw text (core/llm/failures.py). A refusal
+(bad key, unknown model) or `max_consecutive_failures` server failures in a row stop the client:
+`stop` is set, and no request is sent after it.
 
 In `defer_misses` mode (batch jobs) a miss makes no call either: the request is collected in
 `deferred` for a batch job and the result says `deferred`.
@@ -20,6 +24,7 @@ from typing import Any, TypeVar
 
 from core.llm.backend import Backend, parse_reply
 from core.llm.cache import LLMCache, cache_key
+from core.llm.failures import DEFAULT_MAX_CONSECUTIVE_FAILURES, CircuitBreaker, FailureTally, LLMStopped, failure_kind
 from core.llm.limits import RateLimiter
 from core.llm.retry import RetryPolicy
 from core.llm.types import LLMError, LLMRequest, LLMResult, RawReply, Usage
@@ -47,7 +52,9 @@ class LLMClient:
         retry: RetryPolicy | None = None,
         parse_retries: int = 2,
         defer_misses: bool = False,
-        sleep: Callable[[float], None] = time.sleep,
+        sleep: Callable[[float], None] | None = None,
+        max_consecutive_failures: int | None = DEFAULT_MAX_CONSECUTIVE_FAILURES,
+        retry_failed: bool = False,
     ) -> None:
         if concurrency < 1:
             raise ValueError("concurrency must be at least 1")
@@ -63,8 +70,14 @@ class LLMClient:
         self.deferred: dict[str, LLMRequest] = {}
         # Requests whose batch answers kept failing: key -> why (answered with call_error, not deferred).
         self.gave_up: dict[str, str] = {}
-        self._sleep = sleep
+        self.retry_failed = retry_failed  # ask again for replies cached as malformed
+        self.breaker = CircuitBreaker(max_consecutive_failures)
+        self.failures = FailureTally()
+        # A backoff sleep ends early when the client stops (a given `sleep` is for tests).
+        self._sleep = sleep or (lambda seconds: self.breaker.stopped.wait(seconds))
         self._slots = threading.BoundedSemaphore(concurrency)
+        self._probe_lock = threading.Lock()
+        self._probed = threading.Event()
         self._lock = threading.Lock()
         self._local = threading.local()
 
@@ -81,14 +94,36 @@ class LLMClient:
             return 0
         return self.cache.preload([self.key(request) for request in requests])
 
+    @property
+    def stop(self) -> LLMStopped | None:
+        """Why the client stopped sending (a refusal or the circuit breaker), or None."""
+        return self.breaker.stop
+
     # -- one request ------------------------------------------------------------------------------
     def complete(self, request: LLMRequest) -> LLMResult:
+        result = self._complete(request)
+        if result.failure is not None:
+            self.failures.add(result.failure, result.error)
+        return result
+
+    def _complete(self, request: LLMRequest) -> LLMResult:
         key = self.key(request)
         base = {"backend": self.backend.name, "model": self.model, "cache_key": key}
         stale_error: str | None = None
         if self.cache is not None:
             hit = self.cache.get(key)
-            if hit is not None:
+            if hit is not None and hit.failed:
+                if not self.retry_failed:
+                    return LLMResult(
+                        status="parse_error",
+                        raw_text=hit.text,
+                        error=f"{hit.error} (cached failure: --retry-failed asks again)",
+                        finish_reason=hit.finish_reason,
+                        cached=True,
+                        failure="malformed",
+                        **base,
+                    )
+            elif hit is not None:
                 raw = RawReply(text=hit.text, finish_reason=hit.finish_reason, usage=hit.usage)
                 parsed, error = parse_reply(raw, request.response_model)
                 if parsed is not None:
@@ -107,7 +142,7 @@ class LLMClient:
                 stale_error = error
         if self.defer_misses:
             if key in self.gave_up:
-                return LLMResult(status="call_error", error=self.gave_up[key], **base)
+                return LLMResult(status="call_error", error=self.gave_up[key], failure="transient", **base)
             with self._lock:
                 self.deferred[key] = request
             return LLMResult(status="deferred", error=stale_error, **base)
@@ -125,12 +160,14 @@ class LLMClient:
             attempts += made
             latency += took
             if raw is None:
+                assert failure is not None
                 return LLMResult(
                     status="call_error",
                     error=str(failure),
                     usage=total,
                     latency_s=latency,
                     attempts=attempts,
+                    failure=failure_kind(failure),
                     **base,
                 )
             total = _add(total, raw.usage)
@@ -160,6 +197,21 @@ class LLMClient:
                     **base,
                 )
             current = request.model_copy(update={"user": request.user + REPAIR_NOTE.format(error=error)})
+        if self.cache is not None and raw is not None:
+            # Kept as a failure, raw reply and all: a rerun does not pay for it again (--retry-failed does).
+            self.cache.put(
+                key,
+                backend=self.backend.name,
+                model=self.model,
+                prompt_version=request.prompt_version,
+                text=raw.text or "",
+                finish_reason=raw.finish_reason,
+                usage=total,
+                extra={"model_version": raw.model_version, "attempts": attempts},
+                failed_with=error or "malformed reply",
+            )
+            if not getattr(self._local, "bulk", False):
+                self.cache.flush()
         return LLMResult(
             status="parse_error",
             raw_text=raw.text if raw else None,
@@ -168,6 +220,7 @@ class LLMClient:
             usage=total,
             latency_s=latency,
             attempts=attempts,
+            failure="malformed",
             **base,
         )
 
@@ -175,24 +228,48 @@ class LLMClient:
         """One request with retries: (reply or None, HTTP requests made, seconds in flight, last error)."""
         spent = 0.0
         attempt = 0
+        failure: LLMError | None = None
         while True:
+            if self.breaker.stop is not None:  # a request that already failed keeps its own failure
+                return None, attempt, spent, failure or self.breaker.not_sent()
             attempt += 1
             self.limiter.acquire()
-            with self._slots:
-                started = time.perf_counter()
-                try:
-                    reply = self.backend.generate(self.model, request)
-                except LLMError as exc:
-                    spent += time.perf_counter() - started
-                    failure = exc
-                else:
-                    spent += time.perf_counter() - started
-                    self.tally.add_call(request.stage, self.backend.name, self.model, reply.usage)
-                    return reply, attempt, spent, None
+            first = self._first_call()
+            try:
+                with self._slots:
+                    if self.breaker.stop is not None:  # it may have stopped while this waited for a slot
+                        return None, attempt - 1, spent, failure or self.breaker.not_sent()
+                    started = time.perf_counter()
+                    try:
+                        reply = self.backend.generate(self.model, request)
+                    except LLMError as exc:
+                        spent += time.perf_counter() - started
+                        failure = exc
+                    else:
+                        spent += time.perf_counter() - started
+                        self.breaker.answered()
+                        self.tally.add_call(request.stage, self.backend.name, self.model, reply.usage)
+                        return reply, attempt, spent, None
+            finally:
+                if first:
+                    self._probed.set()
+                    self._probe_lock.release()
             self.tally.add_failure(request.stage, self.backend.name, self.model)
+            self.breaker.failed(failure, self.name)
             if not failure.transient or attempt >= self.retry.max_attempts:
                 return None, attempt, spent, failure
             self._sleep(self.retry.delay(attempt, failure.retry_after))
+
+    def _first_call(self) -> bool:
+        """True for the thread that sends the client's first request: it goes alone (the others wait
+        for its answer), so a refused key or a dead server costs one request, not one per slot."""
+        if self._probed.is_set():
+            return False
+        self._probe_lock.acquire()
+        if self._probed.is_set():
+            self._probe_lock.release()
+            return False
+        return True
 
     # -- many requests ----------------------------------------------------------------------------
     def complete_many(self, requests: Iterable[LLMRequest]) -> list[LLMResult]:

@@ -19,6 +19,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from core.llm.failures import is_refusal
 from core.llm.retry import parse_retry_after, retry_delay_from_details
 from core.llm.types import LLMError, LLMRequest, RawReply, Usage, is_transient_status, json_schema_of
 
@@ -222,11 +223,13 @@ class GeminiBackend:
             retry_after = parse_retry_after(headers.get("retry-after")) if headers is not None else None
             if retry_after is None:
                 retry_after = retry_delay_from_details(exc.details)
+            message = f"gemini: HTTP {exc.code} {exc.status or ''} {exc.message or ''}".strip()
             return LLMError(
-                f"gemini: HTTP {exc.code} {exc.status or ''} {exc.message or ''}".strip(),
+                message,
                 status=exc.code,
                 transient=is_transient_status(exc.code),
                 retry_after=retry_after,
+                refused=is_refusal(exc.code, f"{message} {exc.details}"),
             )
         if is_transport_error(exc):
             return LLMError(f"gemini: {type(exc).__name__}: {exc}", transient=True)

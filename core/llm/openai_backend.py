@@ -12,6 +12,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from core.llm.failures import is_refusal
 from core.llm.gemini_backend import is_transport_error
 from core.llm.retry import parse_retry_after
 from core.llm.types import LLMError, LLMRequest, RawReply, Usage, is_transient_status, json_schema_of
@@ -93,11 +94,13 @@ class OpenAIBackend:
             retry_after = parse_retry_after(headers.get("retry-after"))
             if retry_after is None and headers.get("retry-after-ms"):
                 retry_after = float(headers["retry-after-ms"]) / 1000
+            message = f"openai: HTTP {exc.status_code}: {exc.message}"
             return LLMError(
-                f"openai: HTTP {exc.status_code}: {exc.message}",
+                message,
                 status=exc.status_code,
                 transient=is_transient_status(exc.status_code),
                 retry_after=retry_after,
+                refused=is_refusal(exc.status_code, message),
             )
         if isinstance(exc, openai.APIConnectionError) or is_transport_error(exc):  # includes APITimeoutError
             return LLMError(f"openai: {type(exc).__name__}: {exc}", transient=True)

@@ -10,10 +10,12 @@ from core.llm.backend import Backend
 from core.llm.batch import BatchRunner
 from core.llm.cache import LLMCache
 from core.llm.client import LLMClient
+from core.llm.failures import DEFAULT_MAX_CONSECUTIVE_FAILURES
 from core.llm.gemini_backend import GeminiBackend, GeminiSettings
 from core.llm.openai_backend import OpenAIBackend, OpenAISettings
 from core.llm.retry import RetryPolicy
 from core.llm.usage import UsageTally
+from core.redaction import register_secret
 from core.store import Store
 
 DEFAULT_JUDGE_MODEL = {"gemini": "gemini-2.5-pro", "openai": "gpt-4o"}
@@ -36,6 +38,9 @@ class LLMSettings(BaseModel):
     initial_backoff_s: float = Field(default=1.0, ge=0)
     max_backoff_s: float = Field(default=60.0, ge=0)
     parse_retries: int = Field(default=2, ge=0)
+    # Stop sending after this many server failures in a row (5xx, timeouts, no connection); 0: never.
+    max_consecutive_failures: int = Field(default=DEFAULT_MAX_CONSECUTIVE_FAILURES, ge=0)
+    retry_failed: bool = False  # ask again for replies cached as malformed
     # Vertex AI (Gemini only): else the SDK's GOOGLE_GENAI_USE_VERTEXAI / GOOGLE_CLOUD_* variables
     vertexai: bool | None = None
     project: str | None = None
@@ -43,6 +48,7 @@ class LLMSettings(BaseModel):
 
 
 def make_backend(settings: LLMSettings) -> Backend:
+    register_secret(settings.api_key)  # masked wherever text is stored or printed
     if settings.backend == "gemini":
         return GeminiBackend(
             GeminiSettings(
@@ -82,6 +88,8 @@ def make_client(
         ),
         parse_retries=settings.parse_retries,
         defer_misses=defer_misses,
+        max_consecutive_failures=settings.max_consecutive_failures or None,
+        retry_failed=settings.retry_failed,
     )
 
 

@@ -9,8 +9,11 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from core.redaction import redact
+
 BackendName = Literal["gemini", "openai"]
 ResultStatus = Literal["ok", "parse_error", "call_error", "deferred"]
+FailureKind = Literal["transient", "refused", "rejected", "malformed", "not_sent"]
 
 
 @cache
@@ -90,6 +93,7 @@ class LLMResult(BaseModel):
     attempts: int = 0  # HTTP requests made for this result (0 on a cache hit)
     cached: bool = False
     cache_key: str
+    failure: FailureKind | None = None  # why there is no parsed object (core/llm/failures.py)
 
     @property
     def ok(self) -> bool:
@@ -97,15 +101,29 @@ class LLMResult(BaseModel):
 
 
 class LLMError(RuntimeError):
-    """A provider call failed. `transient` errors are retried; the rest are not."""
+    """A provider call failed. `transient` errors are retried; the rest are not.
+
+    `refused`: the provider refused the configuration (key, permission, model): the stage stops.
+    `not_sent`: the stage had stopped before this request went out. The message never holds a
+    configured secret (a server may echo the key in its error body).
+    """
 
     def __init__(
-        self, message: str, *, status: int | None = None, transient: bool, retry_after: float | None = None
+        self,
+        message: str,
+        *,
+        status: int | None = None,
+        transient: bool,
+        retry_after: float | None = None,
+        refused: bool = False,
+        not_sent: bool = False,
     ) -> None:
-        super().__init__(message)
+        super().__init__(redact(message))
         self.status = status
         self.transient = transient
         self.retry_after = retry_after
+        self.refused = refused
+        self.not_sent = not_sent
 
 
 TRANSIENT_STATUS = frozenset({408, 429, 500, 502, 503, 504})

@@ -3,6 +3,9 @@
 They run on 127.0.0.1 in a thread, answer through a scripted `answer` function, and can be told
 to be slow, to fail with 429 + Retry-After or 500, to stall past the client's timeout, to send
 malformed JSON, an empty candidate or `finishReason: SAFETY`. Every request is recorded.
+Faults that need the whole request (`fault`): refuse the key like Gemini does (`key_invalid`,
+HTTP 400 API_KEY_INVALID) or with a 401, or fail with an error body that repeats the API key the
+client sent (`echo_key`). `down()` closes the port: the server is gone, connections are refused.
 Gemini batch endpoints are here too: `models/{m}:batchGenerateContent`, `batches/{id}`, `batches`,
 resumable file upload (`upload/{v}/files`) and `files/{id}:download`.
 """
@@ -98,6 +101,39 @@ def gemini_error(status: int, message: str = "fault") -> dict[str, Any]:
     return {"error": {"code": status, "message": message, "status": names.get(status, "UNKNOWN")}}
 
 
+def api_key_sent(seen: Seen) -> str:
+    """The key a client sent: Gemini's `x-goog-api-key` (or `?key=`), or OpenAI's bearer token."""
+    bearer = seen.headers.get("authorization", "").removeprefix("Bearer ").strip()
+    return seen.headers.get("x-goog-api-key") or seen.query.get("key", [""])[0] or bearer
+
+
+def key_invalid(status: int = 400) -> Callable[[Seen], Reply]:
+    """Refuse every request's key: Gemini's 400 API_KEY_INVALID, or a plain 401/403."""
+    if status == 400:
+        body = {
+            "error": {
+                "code": 400,
+                "message": "API key not valid. Please pass a valid API key.",
+                "status": "INVALID_ARGUMENT",
+                "details": [{"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "API_KEY_INVALID"}],
+            }
+        }
+    else:
+        body = {"error": {"code": status, "message": "Incorrect API key provided.", "status": "UNAUTHENTICATED"}}
+    return lambda seen: Reply(status, body)
+
+
+def echo_key(status: int = 500) -> Callable[[Seen], Reply]:
+    """Fail with an error body that repeats the API key the request carried (a leaky proxy)."""
+
+    def fault(seen: Seen) -> Reply:
+        key = api_key_sent(seen)
+        message = f"upstream failure for request with key={key} (header x-goog-api-key: {key})"
+        return Reply(status, {"error": {"code": status, "message": message, "status": "INTERNAL"}})
+
+    return fault
+
+
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server: _Server
@@ -183,6 +219,10 @@ class FakeServer:
         self.in_flight = 0
         self.errors: list[Exception] = []
         self.max_in_flight = 0
+        # Answers any request before routing when it returns a Reply (see `key_invalid`, `echo_key`).
+        self.fault: Callable[[Seen], Reply | None] | None = None
+        self.faulted = 0
+        self._closed = False
         self._httpd = _Server(("127.0.0.1", 0), _Handler)
         self._httpd.owner = self
         self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
@@ -197,8 +237,15 @@ class FakeServer:
         return f"http://127.0.0.1:{self.port}"
 
     def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
         self._httpd.shutdown()
         self._httpd.server_close()
+
+    def down(self) -> None:
+        """The server goes away: its port refuses connections from now on."""
+        self.close()
 
     def enter(self) -> None:
         with self.lock:
@@ -220,6 +267,10 @@ class FakeServer:
             return Reply(200, stats)
         with self.lock:
             self.requests.append(seen)
+        if self.fault is not None and (faulty := self.fault(seen)) is not None:
+            with self.lock:
+                self.faulted += 1
+            return faulty
         try:
             return self.route(seen)
         except Exception as exc:  # a broken script: answer 500 and keep it for the test to see

@@ -137,7 +137,20 @@ def test_a_reply_that_never_parses_keeps_the_raw_text(
     result = client.complete(request())
     assert result.status == "parse_error" and result.parsed is None
     assert result.raw_text == "I think it is Oslo." and result.attempts == 2
-    assert LLMCache(store.con).count() == 0  # failures are not cached: a later run asks again
+    assert result.failure == "malformed"
+    # Kept as a failure with its raw reply: a later run is not charged for it again...
+    hit = LLMCache(store.con).get(result.cache_key)
+    assert hit is not None and hit.failed and hit.text == "I think it is Oslo." and "does not parse" in (hit.error or "")
+    again = make_gemini_client(fake_gemini, store=store, parse_retries=1).complete(request())
+    assert again.status == "parse_error" and again.cached and again.raw_text == "I think it is Oslo."
+    assert len(fake_gemini.requests) == 2
+    # ...unless asked (--retry-failed): a good answer then replaces the failure.
+    fake_gemini.answer = lambda req: GOOD
+    retried = make_gemini_client(fake_gemini, store=store, parse_retries=1)
+    retried.retry_failed = True
+    assert retried.complete(request()).ok and len(fake_gemini.requests) == 3
+    assert make_gemini_client(fake_gemini, store=store).complete(request()).cached
+    assert len(fake_gemini.requests) == 3
 
 
 def test_empty_candidate_and_blocked_prompt(fake_gemini: FakeGemini, make_gemini_client) -> None:

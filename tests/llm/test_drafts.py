@@ -128,8 +128,8 @@ def test_call_errors_and_unparsable_replies_are_counted(
         return Reply(400, gemini_error(400, "bad request"))
 
     fake_gemini.answer = answer
-    counts = run_drafting(store, "hotpotqa", make_gemini_client(fake_gemini, store=store, parse_retries=0), check)
-    assert counts == {"no_draft_call_error": 1, "no_draft_unparsable": 1}
+    counts = run_drafting(store, "hotpotqa", make_gemini_client(fake_gemini, store=store, parse_retries=0))
+    assert counts == {"no_draft_request_rejected": 1, "no_draft_unparsable": 1}  # a 400 for this request only
     drafts = load_drafts(store.con, "hotpotqa", status="no_draft")
     assert "bad request" in (drafts["h1"].error or "") and "does not parse" in (drafts["h2"].error or "")
 

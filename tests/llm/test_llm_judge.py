@@ -118,10 +118,15 @@ def test_judge_errors_are_kept_and_retried_by_a_later_run(
     counts = run_llm_judging(store, "hotpotqa", judge, 60)
     assert counts == {"accepted": 4, "judge_error": 2}
     errors = list(store.records("hotpotqa", [RecordState.JUDGE_ERROR]))
-    assert len(errors) == 2 and errors[0].reasons[0].code == "judge_error"
+    assert len(errors) == 2 and errors[0].reasons[0].code == "judge_malformed_reply"
     assert "not json at all" in errors[0].reasons[0].message
     fake_gemini.answer = judge_answer()
     calls = len(fake_gemini.requests)
+    # The malformed replies are cached as failures: a plain rerun pays nothing for them...
+    assert run_llm_judging(store, "hotpotqa", judge, 60) == {"judge_error": 2}
+    assert len(fake_gemini.requests) == calls
+    # ...and --retry-failed asks again.
+    judge.client.retry_failed = True
     assert run_llm_judging(store, "hotpotqa", judge, 60) == {"accepted": 2}
     assert len(fake_gemini.requests) == calls + 2
     assert store.state_counts("hotpotqa") == {"accepted": 6}
