@@ -439,11 +439,23 @@ def test_server_killed_mid_pull_is_a_clear_error_and_the_next_run_loses_nothing(
     assert ls.push_tasks(store, ls_session, "hotpotqa").pushed == 0
 
 
-def test_a_restarted_server_keeps_its_user_and_port(label_studio_server: LabelStudioServer) -> None:
-    creds = label_studio_server.credentials
-    assert label_studio_server.running and label_studio_server.port != free_port()
+def test_a_restarted_server_keeps_its_user_and_port(label_studio_server: LabelStudioServer, ls_settings) -> None:
+    creds, port, url = label_studio_server.credentials, label_studio_server.port, label_studio_server.url
+    assert label_studio_server.running and port != free_port()
     assert json.loads((label_studio_server.data_dir / "credentials.json").read_text())["token"] == creds.token
     assert (label_studio_server.data_dir / "credentials.json").stat().st_mode & 0o777 == 0o600
+    before = ls.LabelStudioSession(ls_settings)
+    project = before.client.projects.create(title="made before the restart")
+
+    label_studio_server.stop()
+    assert not label_studio_server.running and not label_studio_server._healthy()
+    label_studio_server.credentials = None  # the next run knows only what is on disk
+    label_studio_server.start()
+
+    assert label_studio_server.running and (label_studio_server.port, label_studio_server.url) == (port, url)
+    assert label_studio_server.credentials == creds
+    after = ls.LabelStudioSession(ls_settings)  # the old token still opens the same user's projects
+    assert after.client.projects.get(id=project.id).title == "made before the restart"
 
 
 def test_a_run_without_label_studio_gets_no_session(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

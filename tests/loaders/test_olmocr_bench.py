@@ -335,6 +335,19 @@ def test_embedded_sample_passes_the_gate_through_the_cpu_endpoint(tmp_path: Path
         record = json.loads(line)
         assert record["source_id"] in items
         assert len(record["json_schema"]["properties"]) >= 3
+        ocr_text = " ".join(items[record["source_id"]].context.split()).casefold()
+        answers = list(string_leaves(record["ground_truth"]))
+        assert answers, record["question"]
+        missing = [a for a in answers if " ".join(a.split()).casefold() not in ocr_text]
+        assert not missing, f"{record['source_id']}: answers not in the OCR text: {missing}"
+
+
+def string_leaves(value: object) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        value = list(value.values())
+    return [leaf for child in value for leaf in string_leaves(child)] if isinstance(value, list) else []
 
 
 def test_sample_pdfs_are_small_and_generated_beside_their_script() -> None:
