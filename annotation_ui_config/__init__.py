@@ -15,9 +15,19 @@ AUTHORING_CONFIGS: dict[str, str] = {
 }
 
 # The control names are a contract: curators' scripts and the exports rely on them.
-TEXT_CONTROLS: tuple[str, ...] = ("question", "json_schema", "ground_truth", "notes")
+TEXT_CONTROLS: tuple[str, ...] = ("question", "json_schema", "ground_truth", "evidence", "notes", "flag_resolutions")
+EVIDENCE_SPAN_CONTROL = "evidence_span"  # Labels on the context; a label is a JSON path of the answer
 VERDICT_CONTROL = "verdict"
 VERDICTS: tuple[str, ...] = ("accept", "reject", "needs_discussion")
+
+
+AUDIT_CONFIG = "audit.xml"  # the residual-error audit: one task per sampled accepted record
+AUDIT_VERDICTS: tuple[str, ...] = ("correct", "incorrect")
+
+
+def audit_config() -> str:
+    """The labeling config (XML text) of the residual-error audit projects."""
+    return resources.files(__name__).joinpath(AUDIT_CONFIG).read_text(encoding="utf-8")
 
 
 def label_config(source: str) -> str:

@@ -11,6 +11,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from core.evidence import Evidence
+from core.review import ReviewInfo
 
 SourceName = Literal["hotpotqa", "olmocr", "ami"]
 SOURCES: tuple[str, ...] = ("hotpotqa", "olmocr", "ami")
@@ -101,6 +102,11 @@ class Provenance(BaseModel):
     judge: str | None = None
     judged_at: datetime | None = None
     time_spent_s: float | None = None
+    # olmOCR-bench: the curator's correction of the OCR transcript that became the context
+    # (authoring.page_tasks: characters changed, a line diff, the page's olmOCR-bench tests before and after).
+    context_correction: dict[str, Any] | None = None
+    # The reviewer pass (core/review.py): its flags per JSON path and the curator's resolutions.
+    review: ReviewInfo | None = None
 
 
 class Record(BaseModel):

@@ -78,6 +78,23 @@ def judge_answer(scores: dict[str, int] | int = 90) -> Callable[[ModelRequest], 
     return answer
 
 
+def review_answer(flags: Callable[[dict[str, Any]], list[dict[str, str]]]) -> Callable[[ModelRequest], str]:
+    """A reviewer-pass answerer: `flags(record)` gets the record the prompt quotes and returns its flags."""
+
+    def answer(req: ModelRequest) -> str:
+        return json.dumps({"flags": flags(quoted_record(req))})
+
+    return answer
+
+
+def draft_reply(question: str, schema: dict[str, Any], truth: dict[str, Any], evidence: Any = None) -> str:
+    """What a drafting model sends back: schema, answer and evidence travel as JSON text."""
+    reply = {"question": question, "json_schema": json.dumps(schema), "ground_truth": json.dumps(truth)}
+    if evidence is not None:
+        reply["evidence"] = evidence if isinstance(evidence, str) else json.dumps(evidence)
+    return json.dumps(reply)
+
+
 def gemini_body(text: str | None, finish: str = "STOP", prompt_tokens: int = 100, model: str = "m") -> dict[str, Any]:
     candidate: dict[str, Any] = {"index": 0, "finishReason": finish}
     if text is not None:
@@ -128,7 +145,7 @@ def echo_key(status: int = 500) -> Callable[[Seen], Reply]:
 
     def fault(seen: Seen) -> Reply:
         key = api_key_sent(seen)
-        message = f"upstream failure for request with key={key} (header x-goog-api-key: {key})"
+        message = f"upstream failure for request with key={key} (token {key})"
         return Reply(status, {"error": {"code": status, "message": message, "status": "INTERNAL"}})
 
     return fault
