@@ -401,7 +401,7 @@ CASES: list[Case] = [
 def base_workspace(folder: Path) -> Path:
     """The embedded HotpotQA sample loaded, authored, judged and released as 0.1.0."""
     workspace = folder / "base"
-    code, _, err = cli("--source", "hotpotqa", "--workspace", workspace, "--sample", "--release", "0.1.0")
+    code, _, err = cli("--source", "hotpotqa", "--workspace", workspace, "--sample", "--release", "0.1.0", "--allow-unreviewed")
     if code != 0:
         raise RuntimeError(f"the base workspace could not be built: {err}")
     return workspace

@@ -39,7 +39,10 @@ def test_module_entry_point_runs() -> None:
 
 def test_sample_run_builds_a_release_with_a_funnel(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     ws = tmp_path / "ws"
-    assert run_cli("--source", "hotpotqa", "--sample", "--workspace", str(ws), "--release", "0.1.0") == 0
+    assert (
+        run_cli("--source", "hotpotqa", "--sample", "--workspace", str(ws), "--release", "0.1.0", "--allow-unreviewed")
+        == 0
+    )
     out = capsys.readouterr().out
     with Store.open(ws) as store:
         states = store.state_counts("hotpotqa")
@@ -63,7 +66,10 @@ def test_sample_run_builds_a_release_with_a_funnel(tmp_path: Path, capsys: pytes
     # Same command again: nothing new, the release is unchanged and no event is added.
     with Store.open(ws) as store:
         events_before = len(store.events())
-    assert run_cli("--source", "hotpotqa", "--sample", "--workspace", str(ws), "--release", "0.1.0") == 0
+    assert (
+        run_cli("--source", "hotpotqa", "--sample", "--workspace", str(ws), "--release", "0.1.0", "--allow-unreviewed")
+        == 0
+    )
     assert "unchanged" in capsys.readouterr().out
     with Store.open(ws) as store:
         assert store.state_counts("hotpotqa") == states
@@ -118,10 +124,10 @@ def test_killed_run_resumes_to_the_same_release(
     write_authored(authored, json.loads(source.read_text()))
     args = ["--source", "hotpotqa", "--input", str(source), "--authored", str(authored), "--threshold", "0"]
 
-    assert run_cli(*args, "--workspace", str(tmp_path / "clean"), "--release", "1.0.0") == 0
+    assert run_cli(*args, "--workspace", str(tmp_path / "clean"), "--release", "1.0.0", "--allow-unreviewed") == 0
 
     # Kill the second workspace's run in the middle of validation (after two batches of three).
-    real = validation.stage.validate_record
+    real = validation.stage.check_record
     calls = {"n": 0}
 
     def dying(record):
@@ -131,14 +137,14 @@ def test_killed_run_resumes_to_the_same_release(
         return real(record)
 
     monkeypatch.setattr(validation.stage, "BATCH", 3)
-    monkeypatch.setattr(validation.stage, "validate_record", dying)
+    monkeypatch.setattr(validation.stage, "check_record", dying)
     with pytest.raises(KeyboardInterrupt):
-        run_cli(*args, "--workspace", str(tmp_path / "killed"), "--release", "1.0.0")
+        run_cli(*args, "--workspace", str(tmp_path / "killed"), "--release", "1.0.0", "--allow-unreviewed")
     with Store.open(tmp_path / "killed") as store:
         assert store.count_in_state("hotpotqa", RecordState.VALIDATED) == 6
         assert store.count_in_state("hotpotqa", RecordState.AUTHORED) == 14
-    monkeypatch.setattr(validation.stage, "validate_record", real)
-    assert run_cli(*args, "--workspace", str(tmp_path / "killed"), "--release", "1.0.0") == 0
+    monkeypatch.setattr(validation.stage, "check_record", real)
+    assert run_cli(*args, "--workspace", str(tmp_path / "killed"), "--release", "1.0.0", "--allow-unreviewed") == 0
 
     def data_files(ws: str) -> dict[str, bytes]:
         folder = tmp_path / ws / "releases" / "default" / "1.0.0" / "data"
@@ -181,7 +187,9 @@ def test_other_sources_sample_runs_end_to_end(
     tmp_path: Path, source: str, config: str, accepted: int, rejected: int, reason: str
 ) -> None:
     ws = tmp_path / "ws"
-    assert run_cli("--source", source, "--sample", "--workspace", str(ws), "--release", "0.1.0") == 0
+    assert (
+        run_cli("--source", source, "--sample", "--workspace", str(ws), "--release", "0.1.0", "--allow-unreviewed") == 0
+    )
     with Store.open(ws) as store:
         assert store.state_counts(source) == {"accepted": accepted, "rejected": rejected}
         assert reason in {code for _, code, _ in store.reason_counts(source)}

@@ -21,7 +21,23 @@ def tree(folder) -> dict[str, bytes]:
 
 def test_write_and_push_to_a_folder_then_publish_the_existing_release(tmp_path, capsys):
     ws, mirror = str(tmp_path / "ws"), tmp_path / "preview"
-    assert main(["--source", "ami", "--sample", "--workspace", ws, "--release", "0.1.0", "--push", str(mirror)]) == 0
+    assert (
+        main(
+            [
+                "--source",
+                "ami",
+                "--sample",
+                "--workspace",
+                ws,
+                "--release",
+                "0.1.0",
+                "--allow-unreviewed",
+                "--push",
+                str(mirror),
+            ]
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     assert "release:" in out and f"published audio 0.1.0 to local folder {mirror}" in out
     assert json.loads((mirror / "tags.json").read_text())["tags"]["audio-v0.1.0"]["version"] == "0.1.0"
@@ -30,13 +46,19 @@ def test_write_and_push_to_a_folder_then_publish_the_existing_release(tmp_path, 
     before = tree(mirror)
 
     # Publishing an existing release: no stage runs, and a second time nothing changes.
-    assert main(["--source", "ami", "--workspace", ws, "--release", "0.1.0", "--push", str(mirror)]) == 0
+    assert (
+        main(["--source", "ami", "--workspace", ws, "--release", "0.1.0", "--allow-unreviewed", "--push", str(mirror)])
+        == 0
+    )
     out = capsys.readouterr().out
     assert "(existing; published as it is)" in out and "nothing to do" in out
     assert tree(mirror) == before
 
     # A version not written yet: the run writes it (from the store), then publishes it.
-    assert main(["--source", "ami", "--workspace", ws, "--release", "0.2.0", "--push", str(mirror)]) == 0
+    assert (
+        main(["--source", "ami", "--workspace", ws, "--release", "0.2.0", "--allow-unreviewed", "--push", str(mirror)])
+        == 0
+    )
     manifest = json.loads((mirror / "meta" / "audio" / "manifest.json").read_text())
     assert manifest["version"] == "0.2.0" and manifest["parent_version"] == "0.1.0"
     assert manifest["changelog"]["totals"] == {"added": 0, "removed": 0, "changed": 0, "unchanged": 5}
@@ -53,12 +75,27 @@ def test_push_to_the_hub_from_the_cli(tmp_path, monkeypatch, capsys):
         monkeypatch.setenv("HF_TOKEN", hub.token)
         disable_progress_bars()
         ws = str(tmp_path / "ws")
-        args = ["--source", "hotpotqa", "--sample", "--workspace", ws, "--release", "0.1.0"]
+        args = ["--source", "hotpotqa", "--sample", "--workspace", ws, "--release", "0.1.0", "--allow-unreviewed"]
         assert main([*args, "--push", "curators/sob", "--private", "--dry-run"]) == 0
         out = capsys.readouterr().out
         assert "dry run: would publish default 0.1.0" in out and "create the repo (private)" in out
         assert hub.repos == {}
-        assert main(["--source", "hotpotqa", "--workspace", ws, "--release", "0.1.0", "--push", "curators/sob"]) == 0
+        assert (
+            main(
+                [
+                    "--source",
+                    "hotpotqa",
+                    "--workspace",
+                    ws,
+                    "--release",
+                    "0.1.0",
+                    "--allow-unreviewed",
+                    "--push",
+                    "curators/sob",
+                ]
+            )
+            == 0
+        )
         out = capsys.readouterr().out
         assert "published default 0.1.0 to Hugging Face dataset repo curators/sob" in out
         assert hub.repo("curators/sob").tags["v0.1.0"][0] == hub.repo("curators/sob").head.oid
@@ -73,7 +110,7 @@ def test_push_to_the_hub_from_the_cli(tmp_path, monkeypatch, capsys):
         (["--dry-run"], "--dry-run: Value error, only applies with --push"),
         (["--private"], "--private: Value error, only applies with --push"),
         (["--push", "owner/name"], "--push: Value error, needs --release VERSION"),
-        (["--release", "0.1.0", "--push", " "], "--push"),
+        (["--release", "0.1.0", "--allow-unreviewed", "--push", " "], "--push"),
     ],
 )
 def test_publishing_flags_are_checked(tmp_path, capsys, extra, message):

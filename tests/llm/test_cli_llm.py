@@ -41,3 +41,21 @@ def test_prefilter_spares_calls_for_records_the_heuristic_rejects(tmp_path: Path
     assert fake_gemini.total_model_calls == 6  # the two the heuristic rejects are never sent
     with Store.open(ws) as store:
         assert store.state_counts("hotpotqa") == {"accepted": 6, "rejected": 4}
+
+
+def test_records_the_heuristic_accepted_are_judged_again_by_the_llm_judge(
+    tmp_path: Path, fake_gemini, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import json
+
+    ws = str(tmp_path / "ws")
+    args = ["--source", "hotpotqa", "--sample", "--workspace", ws]
+    assert main([*args, "--judge", "heuristic", "--release", "0.1.0", "--allow-unreviewed"]) == 0
+    monkeypatch.setenv("GEMINI_API_KEY", "test-key-not-real")
+    assert main([*args, "--judge", "gemini", "--llm-base-url", fake_gemini.url, "--release", "0.2.0"]) == 0
+    manifest = json.loads((Path(ws) / "releases" / "default" / "0.2.0" / "manifest.json").read_text())
+    assert manifest["review"]["status"] == "llm-judge" and manifest["review"]["unreviewed_rows"] == 0
+    assert manifest["judge"]["name"].startswith("gemini:")
+    with Store.open(ws) as store:
+        judges = {item.record.provenance.judge.split("@")[0] for item in store.records("hotpotqa", ["accepted"])}
+    assert judges == {"gemini:gemini-2.5-pro"}
