@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -54,6 +55,16 @@ def score_matrix(scores: Sequence[RecordScore]) -> np.ndarray:
     return matrix
 
 
+@lru_cache(maxsize=2)
+def _resample_counts(n: int, samples: int, seed: int) -> np.ndarray:
+    """samples x n: how often each record is drawn in each bootstrap sample. Cached, so every model
+    scored on the same records gets the same resamples (a paired bootstrap) at no extra cost."""
+    rng = np.random.default_rng(seed)
+    counts = rng.multinomial(n, np.full(n, 1.0 / n), size=samples).astype(np.float64)
+    counts.flags.writeable = False
+    return counts
+
+
 def summarize(
     scores: Sequence[RecordScore],
     weights: Sequence[float],
@@ -71,14 +82,13 @@ def summarize(
         empty = {name: Estimate(0.0, 0.0, 0.0).as_dict() for name in names}
         return {"n": 0, "unweighted_records": 0, "overall": empty, "weighted": empty}
     matrix = score_matrix(scores)
-    rng = np.random.default_rng(seed)
-    counts = rng.multinomial(n, np.full(n, 1.0 / n), size=samples).astype(np.float64) if samples > 0 else None
+    counts = _resample_counts(n, samples, seed) if samples > 0 else None
     result: dict[str, Any] = {"n": n, "unweighted_records": int((w == 0).sum())}
     for label, row_weights in (("overall", np.ones(n)), ("weighted", w)):
         total = row_weights.sum()
         means = (row_weights @ matrix) / total if total > 0 else np.zeros(len(names))
         if counts is not None:
-            sample_weights = counts * row_weights  # samples x records
+            sample_weights = counts if label == "overall" else counts * row_weights  # samples x records
             totals = sample_weights.sum(axis=1)
             valid = totals > 0
             boot = (sample_weights[valid] @ matrix) / totals[valid, None]

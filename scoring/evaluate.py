@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from scoring.aggregate import DEFAULT_BOOTSTRAP_SAMPLES, record_weight, summarize
-from scoring.fields import EvaluationConfigError, FieldReport, has_evaluation_config, score_fields
+from scoring.fields import EvaluationConfigError, FieldReport, score_fields
 from scoring.inputs import Predictions, Release
 from scoring.sob import NO_RESPONSE, RecordScore, Reference, parse_response, score_response
 
@@ -75,7 +75,7 @@ def score_model(
         missing += response is NO_RESPONSE
         scores.append(score_response(references[rid], response, release.modality))
         weights.append(record_weight(record.schema_complexity, record.question_difficulty))
-        if isinstance(record.json_schema, dict) and has_evaluation_config(record.json_schema):
+        if references[rid].has_field_config:
             parsed, candidate = parse_response(response)
             try:
                 field_reports.append(

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pyarrow.parquet as pq
 
 from exports.release import DATA_DIR, ReleaseError, verify_release
@@ -164,8 +165,8 @@ def load_predictions(path: Path | str, model: str | None = None) -> Predictions:
                 continue
             result.lines += 1
             try:
-                data = json.loads(line)
-            except ValueError as exc:
+                data = orjson.loads(line)  # several times faster than json.loads on 100k-line files
+            except orjson.JSONDecodeError as exc:
                 result.rejections.append(PredictionRejection(file.name, line_no, f"not JSON: {exc}"))
                 continue
             try:

@@ -8,7 +8,7 @@ Definitions follow SOB's public evaluator (JigsawStack/sob `evaluate.py`, paper 
   the same path is equal (paths carry concrete array indices, so arrays are scored by index).
 - Faithfulness (`faithfulness`): the mean over ground-truth leaves of the token F1 between the
   ground-truth value and the predicted value at the same path (lower case, no punctuation, no
-  articles; a missing path scores 0).
+  articles; a missing path scores 0; an equal value scores 1, so 3 and 3.0 agree).
 - Path recall (`path_recall`): ground-truth leaf paths present in the response / ground-truth leaf paths.
 - Structure coverage (`structure_coverage`): F1 of the predicted and ground-truth leaf path sets.
 - Type safety (`type_safety`): predicted leaves whose JSON type the schema allows at their path /
@@ -96,9 +96,13 @@ class Reference:
     schema: Any
     leaves: dict[str, Any]
     leaf_tokens: dict[str, Counter[str]]
-    canonical: str
+    canonical: bytes
     schema_usable: bool
     schema_key: str | None
+    has_field_config: bool = False
+    # canonical response -> (schema compliance, type safety): the schema work, done once per distinct
+    # answer (models often give the same answer, and validation is the expensive part).
+    schema_memo: dict[bytes, tuple[bool, float]] = field(default_factory=dict, repr=False)
 
     @classmethod
     def build(cls, record_id: str, ground_truth: Any, schema: Any) -> Reference:
@@ -114,6 +118,7 @@ class Reference:
             canonical=canonical(ground_truth),
             schema_usable=usable,
             schema_key=key,
+            has_field_config=usable and "evaluation_config" in canonical(schema).decode("utf-8"),
         )
 
 
@@ -171,10 +176,19 @@ def score_response(reference: Reference, response: Any, modality: Modality = "te
     """All metrics of one response against one reference (see the module docstring)."""
     parsed, candidate = parse_response(response)
     structured = parsed and isinstance(candidate, dict | list)
-    compliant = structured and _complies(candidate, reference)
-    predicted = flatten(candidate) if structured else {}
-
+    spelled = canonical(candidate) if parsed else b""
+    compliant, type_safety = False, 0.0
+    if structured:
+        memo = reference.schema_memo.get(spelled)
+        if memo is None:
+            compliant = _complies(candidate, reference)
+            type_safety = type_safety_of(candidate, reference.schema) if reference.schema_usable else 0.0
+            reference.schema_memo[spelled] = (compliant, type_safety)
+        else:
+            compliant, type_safety = memo
     truth = reference.leaves
+    identical = structured and spelled == reference.canonical
+    predicted = truth if identical else flatten(candidate) if structured else {}
     common = truth.keys() & predicted.keys()
     path_recall = _ratio(len(common), len(truth), empty=1.0 if not predicted else 0.0)
     if truth and predicted:
@@ -182,15 +196,19 @@ def score_response(reference: Reference, response: Any, modality: Modality = "te
         coverage = 2 * precision * recall / (precision + recall) if common else 0.0
     else:
         coverage = 1.0 if not truth and not predicted and structured else 0.0
-    correct = [path for path in truth if path in predicted and same_value(truth[path], predicted[path])]
+    if identical:
+        correct = list(truth)
+    else:
+        correct = [path for path in truth if path in predicted and same_value(truth[path], predicted[path])]
+    correct_set = set(correct)
     value_accuracy = _ratio(len(correct), len(truth), empty=1.0 if structured else 0.0)
-    f1_sum = sum(
+    # An equal value has token F1 1; only the other leaves are tokenised.
+    f1_sum = len(correct) + sum(
         token_f1_counts(reference.leaf_tokens[path], Counter(tokens(predicted[path])))
         for path in truth
-        if path in predicted
+        if path in predicted and path not in correct_set
     )
     faithfulness = _ratio(f1_sum, len(truth), empty=1.0 if structured else 0.0)
-    type_safety = type_safety_of(candidate, reference.schema) if structured and reference.schema_usable else 0.0
 
     hardening = 1.0 if compliant else 0.0
     gate = coverage_gate(modality, coverage)
@@ -201,7 +219,7 @@ def score_response(reference: Reference, response: Any, modality: Modality = "te
         "path_recall": path_recall * hardening,
         "structure_coverage": coverage * hardening,
         "type_safety": type_safety * hardening,
-        "perfect_response": 1.0 if parsed and canonical(candidate) == reference.canonical else 0.0,
+        "perfect_response": 1.0 if parsed and spelled == reference.canonical else 0.0,
         "json_parse_success": 1.0 if parsed else 0.0,
         "json_root_structured": 1.0 if structured else 0.0,
         "schema_valid_input": 1.0 if reference.schema_usable else 0.0,
@@ -213,7 +231,6 @@ def score_response(reference: Reference, response: Any, modality: Modality = "te
         "structure_coverage": coverage,
         "type_safety": type_safety,
     }
-    correct_set = set(correct)
     return RecordScore(
         record_id=reference.record_id,
         metrics=metrics,
