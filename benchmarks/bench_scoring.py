@@ -127,7 +127,7 @@ def build_release(workspace: Path, n: int, rng: random.Random) -> Path:
             SourceItem(source="hotpotqa", source_id=r.metadata.source_id, context=r.input.context) for r in records
         )
         store.upsert_records(records, RecordState.AUTHORED, "import")
-        for i, record in enumerate(records):
+        for record in records:
             level = LEVELS[rng.randrange(3)]
             validation = ValidationReport(passed=True, complexity=ComplexityInfo(level=level)).model_dump()
             verdict = JudgeVerdict(judge="heuristic", version="rubric-1", scores={"accuracy": 90}).model_dump()
@@ -225,7 +225,8 @@ def main() -> int:
     print(f"score: {scored - loaded:.2f} s = {pairs / (scored - loaded):,.0f} records/s")
     print(f"means + {args.bootstrap}-sample bootstrap CIs (plain and weighted): {done - scored:.2f} s")
     print(
-        f"total: {total:.2f} s for {args.models} models x {len(release.records)} records = {pairs / total:,.0f} records/s"
+        f"total: {total:.2f} s for {args.models} models x {len(release.records)} records "
+        f"= {pairs / total:,.0f} records/s"
     )
     print(f"CPU time of the process: {cpu_done - cpu_start:.2f} s (the machine is shared: wall time includes waiting)")
     best = max(summaries, key=lambda s: s["weighted"]["value_accuracy"]["mean"])
@@ -233,7 +234,8 @@ def main() -> int:
     for label, s in (("best", best), ("worst", worst)):
         va = s["weighted"]["value_accuracy"]
         print(
-            f"{label}: {s['model']} weighted value accuracy {va['mean']:.3f} [{va['ci95_low']:.3f}, {va['ci95_high']:.3f}], "
+            f"{label}: {s['model']} weighted value accuracy {va['mean']:.3f} "
+            f"[{va['ci95_low']:.3f}, {va['ci95_high']:.3f}], "
             f"JSON pass {s['weighted']['json_pass_rate']['mean']:.3f}"
         )
     print(f"target: under {TARGET_SECONDS:.0f} s: {'met' if total < TARGET_SECONDS else 'NOT met'}")
