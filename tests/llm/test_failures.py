@@ -38,7 +38,8 @@ def fast_backoff(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def sample_args(ws: Path, fake: FakeGemini) -> list[str]:
-    return ["--source", "hotpotqa", "--sample", "--workspace", str(ws), "--llm-base-url", fake.url]
+    # --no-review: the judge alone (the reviewer pass has its own tests)
+    return ["--source", "hotpotqa", "--sample", "--workspace", str(ws), "--llm-base-url", fake.url, "--no-review"]
 
 
 # -- drafts -----------------------------------------------------------------------------------------
