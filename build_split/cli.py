@@ -217,6 +217,18 @@ def default_judge() -> str:
     return "gemini" if gemini_credentials_available() else "heuristic"
 
 
+def _announced_default_judge() -> str:
+    """The default judge, said aloud when it is the offline pre-filter: no silent fallback."""
+    judge = default_judge()
+    if judge == "heuristic":
+        print(
+            "note: judge: heuristic (no GEMINI_API_KEY or GOOGLE_API_KEY set): an offline pre-filter that may reject "
+            "but never vouch for a record; a release of its acceptances needs --allow-unreviewed",
+            file=sys.stderr,
+        )
+    return judge
+
+
 def main(argv: list[str] | None = None) -> int:
     """Exit codes: build_split/exit_codes.py (0 done, 2 usage or input error, 3 LLM server failures, 4 key refused)."""
     args = build_parser().parse_args(argv)
@@ -245,7 +257,8 @@ def main(argv: list[str] | None = None) -> int:
             label_studio_port=args.label_studio_port,
             keep_label_studio=args.keep_label_studio,
             authored=args.authored,
-            judge=args.judge or default_judge(),
+            judge=args.judge
+            or (default_judge() if args.status or args.rejections or args.diff else _announced_default_judge()),
             judge_model=args.judge_model,
             prefilter=args.prefilter,
             review=default_judge() == "gemini" if args.review is None else args.review,
