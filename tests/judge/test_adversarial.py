@@ -6,63 +6,20 @@ from __future__ import annotations
 import json
 from collections import Counter
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from core.evidence import parse_evidence_map
-from core.models import Provenance, Record, SourceItem
-from judge.heuristic import HeuristicJudge
-from judge.rubric import DEFAULT_THRESHOLD
-from loaders.hotpotqa import load_hotpotqa
-from tests.judge.adversarial_cases import CASES, WHOLE, Case
-from validation.pipeline import check_record
+from core.models import SourceItem
+from tests.judge.adversarial_cases import CASES, Case
+from tests.judge.adversarial_run import all_lines, build, outcome
+from tests.judge.adversarial_run import hotpot_items as load_hotpot_items
 
-HOTPOT = Path(__file__).resolve().parents[1] / "data" / "hotpotqa" / "hotpot_dev_distractor_v1.sample.json"
+README = Path(__file__).resolve().parents[2] / "README.md"
 
 
 @pytest.fixture(scope="module")
 def hotpot_items() -> dict[str, SourceItem]:
-    return {item.source_id: item for item in load_hotpotqa(HOTPOT).items}
-
-
-def _replace_whole(value: Any, context: str) -> Any:
-    if value == WHOLE:
-        return context
-    if isinstance(value, dict):
-        return {k: _replace_whole(v, context) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_replace_whole(v, context) for v in value]
-    return value
-
-
-def build(case: Case, hotpot_items: dict[str, SourceItem]) -> Record:
-    if case.hotpot_id is not None:
-        item = hotpot_items[case.hotpot_id]
-    else:
-        assert case.context is not None
-        item = SourceItem(source=case.source, source_id=case.id, context=case.context)  # type: ignore[arg-type]
-    question = case.question or item.question
-    assert question
-    evidence, problems = parse_evidence_map(case.evidence)
-    assert not problems, problems
-    ground_truth = _replace_whole(case.ground_truth, item.context)
-    return Record.build(
-        item, question, case.json_schema, ground_truth, Provenance(annotator="adversarial"), evidence=evidence
-    )
-
-
-def outcome(record: Record) -> tuple[str, list[str]]:
-    """'accept' or 'reject' by validation then the heuristic judge, with the reasons."""
-    checked = check_record(record)
-    if not checked.report.passed:
-        return "reject", [f"validation/{f.code} {f.path}: {f.message}" for f in checked.report.failures]
-    stored = record.model_copy(update={"output": record.output.model_copy(update={"evidence": checked.evidence or {}})})
-    verdict = HeuristicJudge().judge(stored, checked.report, DEFAULT_THRESHOLD)
-    reasons = [
-        f"judge/low_{d} {verdict.scores[d]}: {verdict.rationales.get(d, '')}" for d in verdict.failing_dimensions()
-    ]
-    return ("accept" if verdict.passed else "reject"), reasons
+    return load_hotpot_items()
 
 
 def test_the_set_is_balanced_and_covers_every_source() -> None:
@@ -98,3 +55,11 @@ def test_prefilter_rejects_every_wrong_answer_and_accepts_every_right_one(
 def test_every_rejection_says_why(case: Case, hotpot_items: dict[str, SourceItem]) -> None:
     got, reasons = outcome(build(case, hotpot_items))
     assert got == "reject" and reasons and all(reason.strip() for reason in reasons)
+
+
+def test_readme_shows_what_each_check_catches() -> None:
+    text = README.read_text(encoding="utf-8")
+    start, end = "<!-- adversarial:start -->", "<!-- adversarial:end -->"
+    assert start in text and end in text, "README lacks the adversarial examples block"
+    block = text[text.index(start) + len(start) : text.index(end)].strip().splitlines()
+    assert block == all_lines(), "README examples are stale: run .venv/bin/python scripts/update_readme_checks.py"
