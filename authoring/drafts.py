@@ -22,6 +22,7 @@ from typing import Any, Literal
 import duckdb
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from core.evidence import Evidence, parse_evidence_map
 from core.llm.client import LLMClient
 from core.llm.prompts import PromptTemplate, load_template
 from core.llm.types import LLMRequest, LLMResult
@@ -32,7 +33,7 @@ from core.verdicts import ValidationFailure, ValidationReport
 
 STAGE = "draft"
 MIN_PROPERTIES = 3
-DRAFT_CODE_VERSION = "1"  # bump when the checks or the image tasks below change
+DRAFT_CODE_VERSION = "2"  # bump when the checks or the image tasks below change
 
 Validator = Callable[[Record], tuple[ValidationReport, dict[str, Any] | None]]
 
@@ -106,6 +107,10 @@ class DraftReply(BaseModel):
     question: str = Field(min_length=1, description="the question")
     json_schema: str = Field(description="the JSON Schema of the answer, as JSON text")
     ground_truth: str = Field(description="the answer, as JSON text conforming to json_schema")
+    evidence: str = Field(
+        default="{}",
+        description="where each value of the answer comes from, as JSON text: an object keyed by JSON path",
+    )
 
     @field_validator("json_schema")
     @classmethod
@@ -121,6 +126,19 @@ class DraftReply(BaseModel):
 
     def schema_dict(self) -> dict[str, Any]:
         return json.loads(self.json_schema)
+
+    def evidence_map(self) -> tuple[dict[str, Evidence], list[ValidationFailure]]:
+        """The proposed evidence by JSON path, and a failure for every entry that cannot be read."""
+        try:
+            raw = json.loads(self.evidence) if self.evidence.strip() else None
+        except json.JSONDecodeError as exc:
+            return {}, [ValidationFailure(check="evidence", code="evidence_unreadable", message=f"not JSON: {exc}")]
+        parsed, problems = parse_evidence_map(raw)
+        failures = [
+            ValidationFailure(check="evidence", code="evidence_unreadable", message=message, path=path)
+            for path, message in problems
+        ]
+        return parsed, failures
 
     def truth_dict(self) -> dict[str, Any]:
         return json.loads(self.ground_truth)
@@ -140,6 +158,7 @@ class Draft(BaseModel):
     json_schema: dict[str, Any] | None = None
     ground_truth: dict[str, Any] | None = None
     validated_output: dict[str, Any] | None = None
+    evidence: dict[str, Evidence] = Field(default_factory=dict)  # proposed per JSON path; prefilled in Label Studio
     model: str
     prompt_version: str
     attempts: int = 0  # drafts asked for (1, or 2 after a retry)
@@ -156,6 +175,7 @@ class Draft(BaseModel):
             self.json_schema or {},
             self.ground_truth or {},
             provenance=Provenance(draft_model=self.model, authored_via="draft"),
+            evidence=self.evidence,
         )
 
 
@@ -242,15 +262,17 @@ def _check(
     item: SourceItem, reply: DraftReply, validator: Validator, model: str
 ) -> tuple[Record, ValidationReport, dict[str, Any] | None]:
     question = item.question if item.source == "hotpotqa" and item.question else reply.question
+    evidence, unreadable = reply.evidence_map()
     record = Record.build(
         item,
         question,
         reply.schema_dict(),
         reply.truth_dict(),
         provenance=Provenance(draft_model=model, authored_via="draft"),
+        evidence=evidence,
     )
     report, validated = validator(record)
-    extra = structure_failures(record.input.json_schema)
+    extra = structure_failures(record.input.json_schema) + unreadable
     if extra:
         report = report.model_copy(update={"passed": False, "failures": [*report.failures, *extra]})
     return record, report, validated
@@ -288,6 +310,7 @@ def draft_item(client: LLMClient, item: SourceItem, validator: Validator) -> Dra
                 json_schema=record.input.json_schema,
                 ground_truth=record.output.ground_truth,
                 validated_output=validated,
+                evidence=record.output.evidence,
                 attempts=attempt,
                 **base,
             )
@@ -298,6 +321,7 @@ def draft_item(client: LLMClient, item: SourceItem, validator: Validator) -> Dra
         question=previous.question if previous else None,
         json_schema=previous.schema_dict() if previous else None,
         ground_truth=previous.truth_dict() if previous else None,
+        evidence=previous.evidence_map()[0] if previous else {},
         attempts=2,
         failures=failures,
         **base,

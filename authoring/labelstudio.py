@@ -38,9 +38,13 @@ from typing import Any, TypeVar
 import jsonschema
 
 from annotation_ui_config import TEXT_CONTROLS, VERDICT_CONTROL, VERDICTS, label_config
-from authoring import ls_state
+from authoring import ls_evidence, ls_state, page_tasks
+from authoring.flag_resolutions import NONE_OPEN, flags_text, resolve
+from core.evidence import Evidence, parse_evidence_map
 from core.models import Provenance, Reason, Record, RecordState, SourceItem, utcnow
+from core.review import ReviewInfo, review_subject, subject_hash
 from core.store import StateChange, Store
+from validation.boundary import InputRejected, parse_json_text
 
 STAGE = "authoring"  # reasons for editors that do not parse or validate
 CURATOR_STAGE = "curator"  # reasons the curator gave (reject, needs discussion)
@@ -85,6 +89,7 @@ class LabelStudioSettings:
     page_size: int = DEFAULT_PAGE_SIZE
     timeout_s: float = 300.0
     project_title: str = "SOB authoring: {source}"
+    local_files_root: str | None = None  # the server's LOCAL_FILES_DOCUMENT_ROOT (page images; see page_tasks)
 
     @classmethod
     def from_env(
@@ -167,11 +172,22 @@ def _project_titled(session: LabelStudioSession, title: str) -> Any | None:
         page += 1
 
 
-def ensure_project(store: Store, session: LabelStudioSession, source: str) -> ls_state.ProjectRow:
-    """Reuse the source's project (by stored id, then by title) or create it; keep its config current."""
-    config = label_config(source)
+def ensure_project(
+    store: Store,
+    session: LabelStudioSession,
+    source: str,
+    *,
+    config: str | None = None,
+    title: str | None = None,
+    description: str | None = None,
+) -> ls_state.ProjectRow:
+    """Reuse the source's project (by stored id, then by title) or create it; keep its config current.
+
+    `source` is the key the store remembers the project by; the audit passes its own key, config and title.
+    """
+    config = config or label_config(source)
     config_hash = hashlib.sha256(config.encode("utf-8")).hexdigest()
-    title = session.settings.project_title.format(source=source)
+    title = title or session.settings.project_title.format(source=source)
     client = session.client
     known = ls_state.get_project(store, session.base_url, source)
     project = None
@@ -189,7 +205,8 @@ def ensure_project(store: Store, session: LabelStudioSession, source: str) -> ls
             client.projects.create,
             title=title,
             label_config=config,
-            description=f"Structured-output benchmark records from {source}: one task per source item. "
+            description=description
+            or f"Structured-output benchmark records from {source}: one task per source item. "
             "Managed by the SOB curation toolkit; edit the labeling config in annotation_ui_config/.",
             show_collab_predictions=True,
             maximum_annotations=1,
@@ -274,6 +291,8 @@ def build_task(item: SourceItem, draft: Mapping[str, Any] | None = None) -> dict
         "metadata": _flat_metadata(item),
         "feedback": NO_FEEDBACK,
         "draft_model": model_version,
+        "review_flags": NONE_OPEN,
+        "evidence_paths": [],
     }
     # meta is what a reconcile reads back (tasks are listed without their data).
     task: dict[str, Any] = {"data": data, "meta": {"source_item_key": key, "draft_model": model_version}}
@@ -283,6 +302,15 @@ def build_task(item: SourceItem, draft: Mapping[str, Any] | None = None) -> dict
             text = _draft_text(draft.get(name))
             if text:
                 result.append({"from_name": name, "to_name": "context", "type": "textarea", "value": {"text": [text]}})
+        # The draft's evidence: span labels on the context, the other kinds in the evidence editor.
+        evidence, _ = parse_evidence_map(draft.get("evidence") or None)
+        data["evidence_paths"] = ls_evidence.label_options(draft.get("ground_truth"), evidence)
+        regions, evidence_text = ls_evidence.prefill(item.context, draft.get("ground_truth"), evidence)
+        result.extend(regions)
+        if evidence_text:
+            result.append(
+                {"from_name": "evidence", "to_name": "context", "type": "textarea", "value": {"text": [evidence_text]}}
+            )
         if result:
             task["predictions"] = [{"model_version": model_version, "result": result}]
     return task
@@ -428,6 +456,7 @@ def push_tasks(
     for start in range(0, len(waiting), session.settings.batch_size):
         batch = waiting[start : start + session.settings.batch_size]
         payload = [build_task(item, _as_draft(drafts.get(item.source_id))) for item in batch]
+        page_tasks.add_page_data(store, session, source, project_id, batch, payload)  # olmOCR: page image, transcript
         batch_id = uuid.uuid4().hex
         ls_state.queue_push(store, base_url, project_id, source, [item.source_id for item in batch], batch_id)
         response = session.call(
@@ -454,7 +483,7 @@ def push_tasks(
             reconcile(store, session, project, source)
         result.batches += 1
         result.pushed += len(batch)
-        result.with_draft += sum(1 for task in payload if "predictions" in task)
+        result.with_draft += sum(1 for task in payload if task["data"]["draft_model"])
     return result
 
 
@@ -469,6 +498,8 @@ class ParsedAnnotation:
     verdict: str | None
     notes: str
     problems: list[Reason] = field(default_factory=list)
+    evidence: dict[str, Evidence] = field(default_factory=dict)  # by JSON path: span labels + evidence editor
+    flag_resolutions: str = ""  # the curator's answer to the reviewer's flags (authoring.flag_resolutions)
 
 
 def _texts(result: Iterable[Mapping[str, Any]]) -> tuple[dict[str, str], list[str]]:
@@ -490,16 +521,10 @@ def _parse_json_editor(name: str, text: str, problems: list[Reason]) -> dict[str
         problems.append(Reason(stage=STAGE, code=f"missing_{name}", message=f"{name} is empty", path=path))
         return None
     try:
-        value = json.loads(text)
-    except json.JSONDecodeError as exc:
-        problems.append(
-            Reason(
-                stage=STAGE,
-                code="malformed_json",
-                message=f"{name} is not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})",
-                path=path,
-            )
-        )
+        value = parse_json_text(text)  # the input limits, before anything is stored
+    except InputRejected as exc:
+        message = f"{name} is {exc}" if exc.code == "malformed_json" else f"{name}: {exc}"
+        problems.append(Reason(stage=STAGE, code=exc.code, message=message, path=path))
         return None
     if not isinstance(value, dict):
         problems.append(
@@ -514,14 +539,19 @@ def _parse_json_editor(name: str, text: str, problems: list[Reason]) -> dict[str
     return value
 
 
-def parse_annotation(result: Iterable[Mapping[str, Any]]) -> ParsedAnnotation:
-    """Read the editors (question, json_schema, ground_truth, notes) and the verdict of one annotation.
+def parse_annotation(result: Iterable[Mapping[str, Any]], context: str = "") -> ParsedAnnotation:
+    """Read the editors (question, json_schema, ground_truth, evidence, notes, flag resolutions), the evidence
+    spans marked on `context` and the verdict of one annotation.
 
-    JSON that does not parse, a schema that is not a JSON Schema and an answer that does not validate
-    against the schema are problems: the record goes back to the curator with them.
+    JSON that does not parse, a schema that is not a JSON Schema, an answer that does not validate
+    against the schema and evidence that cannot be read are problems: the record goes back to the curator
+    with them.
     """
+    result = list(result or [])
     texts, choices = _texts(result)
     problems: list[Reason] = []
+    evidence, evidence_problems = ls_evidence.parse_evidence(result, texts.get("evidence", ""), context)
+    problems += evidence_problems
     question = texts.get("question", "")
     if not question:
         problems.append(Reason(stage=STAGE, code="missing_question", message="question is empty", path="$.question"))
@@ -579,6 +609,8 @@ def parse_annotation(result: Iterable[Mapping[str, Any]]) -> ParsedAnnotation:
         verdict=verdict,
         notes=texts.get("notes", ""),
         problems=problems,
+        evidence=evidence,
+        flag_resolutions=texts.get("flag_resolutions", ""),
     )
 
 
@@ -590,11 +622,33 @@ def latest_annotation(annotations: Iterable[Mapping[str, Any]]) -> Mapping[str, 
     return max(live, key=lambda a: (str(a.get("updated_at") or ""), int(a.get("id") or 0)))
 
 
-def feedback_text(reasons: Sequence[Reason], annotation_id: int | None, annotator: str | None) -> str:
+def feedback_text(
+    reasons: Sequence[Reason],
+    annotation_id: int | None,
+    annotator: str | None,
+    doubts: Sequence[Mapping[str, Any]] = (),
+    *,
+    by_what: str = "the toolkit",
+) -> str:
+    """The feedback box: what to fix (with the JSON path), then the grounding check's doubts, if any."""
     when = utcnow().strftime("%Y-%m-%d %H:%M UTC")
     by = f" by {annotator}" if annotator else ""
-    head = f"Sent back by the toolkit on {when} (annotation {annotation_id}{by}). Fix these and submit again:"
-    return "\n".join([head, *(f"- {r.message}" for r in reasons)])
+    head = f"Sent back by {by_what} on {when} (annotation {annotation_id}{by}). Fix these and submit again:"
+    lines = [head, *(f"- {_where(r.path)}{r.message}" for r in reasons)]
+    if doubts:
+        lines.append("Doubts of the grounding check (fix the value or its evidence where they are right):")
+        lines += [f"- {_where(str(d.get('path', '$')))}{d.get('message', '')} ({d.get('code', '')})" for d in doubts]
+    return "\n".join(lines)
+
+
+def _where(path: str) -> str:
+    return f"{path}: " if path and path != "$" else ""
+
+
+def grounding_doubts(validation: Mapping[str, Any] | None) -> list[Mapping[str, Any]]:
+    """The soft doubts of a stored validation report (ungrounded_value, value_not_near_entity, ...)."""
+    grounding = (validation or {}).get("grounding") or {}
+    return list(grounding.get("issues") or [])
 
 
 # -- pull --------------------------------------------------------------------------------------
@@ -780,7 +834,8 @@ def _take_page(
         if row.source_id not in items:
             result.counts["unknown_source_item"] += 1
             continue
-        taken.append((row, annotation, parse_annotation(annotation.get("result") or [])))
+        context = items[row.source_id].context
+        taken.append((row, annotation, parse_annotation(annotation.get("result") or [], context)))
     if adopted:
         ls_state.record_pushed(store, base_url, project_id, source, adopted)
     if not taken:
@@ -791,8 +846,14 @@ def _take_page(
     outcomes: list[ls_state.Outcome] = []
     reaccept: list[str] = []
     superseded: list[tuple[str, str, int]] = []
+    previous = _records_by_id(store, [row.record_id for row, _, _ in taken if row.record_id])
+    built: dict[str, Record] = {}
     for row, annotation, parsed in taken:
         item = items[row.source_id]
+        # olmOCR: the curator's corrected transcript becomes the context (evidence spans follow it)
+        item, parsed.evidence, context_correction = page_tasks.apply_transcript(
+            item, annotation.get("result") or [], parsed.evidence, parsed.problems
+        )
         annotator = _annotator(annotation.get("completed_by"), users)
         question = parsed.question or row.pushed_question or item.question or f"(no question yet for {item.source_id})"
         record = Record.build(
@@ -806,9 +867,13 @@ def _take_page(
                 authored_at=_parse_time(annotation.get("updated_at")) or utcnow(),
                 draft_model=row.draft_model,
                 time_spent_s=annotation.get("lead_time"),
+                context_correction=context_correction,
             ),
+            evidence=parsed.evidence,
         )
+        record = _carry_review(record, previous.get(row.record_id or ""), parsed, annotator)
         rid = record.record_id
+        built[rid] = record
         feedback = None
         if parsed.verdict == "reject":
             message = parsed.notes or "rejected by the curator (no note given)"
@@ -845,7 +910,8 @@ def _take_page(
     states = _current_states(store, reaccept + [old for old, _, _ in superseded])
     for rid in reaccept:
         if states.get(rid) in (RecordState.NEEDS_REVISION, RecordState.REJECTED):
-            changes.append(StateChange(rid, RecordState.AUTHORED, "label_studio"))
+            # With the record: the curator's flag resolutions live in its provenance.
+            changes.append(StateChange(rid, RecordState.AUTHORED, "label_studio", record=built[rid]))
     for old, new, task_id in superseded:
         if old in states and states[old] != RecordState.REJECTED:
             reason = Reason(
@@ -862,6 +928,33 @@ def _take_page(
         row.annotation_id, row.annotation_updated_at = outcome.annotation_id, outcome.annotation_updated_at
 
 
+def _records_by_id(store: Store, record_ids: Sequence[str]) -> dict[str, Record]:
+    if not record_ids:
+        return {}
+    rows = store.con.execute(
+        "SELECT record_id, record FROM records WHERE record_id IN (SELECT unnest(?))", [list(record_ids)]
+    ).fetchall()
+    return {rid: Record.model_validate_json(text) for rid, text in rows}
+
+
+def _subject_hash(record: Record) -> str:
+    out = record.output
+    return subject_hash(review_subject(record.input.question, record.input.json_schema, out.ground_truth, out.evidence))
+
+
+def _carry_review(record: Record, previous: Record | None, parsed: ParsedAnnotation, annotator: str | None) -> Record:
+    """Keep the reviewer's flags on the new version of a record; an accept must resolve every open flag
+    (its problems join the annotation's, so the record goes back to the curator with them)."""
+    review: ReviewInfo | None = previous.provenance.review if previous is not None else None
+    if review is None:
+        return record
+    if review.open_flags and parsed.verdict == "accept":
+        changed = _subject_hash(record) != _subject_hash(previous)  # type: ignore[arg-type]
+        review, problems = resolve(review, parsed.flag_resolutions, changed=changed, annotator=annotator)
+        parsed.problems.extend(problems)
+    return record.model_copy(update={"provenance": record.provenance.model_copy(update={"review": review})})
+
+
 def flush_feedback(
     store: Store,
     session: LabelStudioSession,
@@ -875,6 +968,10 @@ def flush_feedback(
         task = session.call(f"reading task {task_id}", session.client.tasks.get, id=task_id)
         data = dict(task.data or {})
         data["feedback"] = text
+        record = _task_record(store, session.base_url, project.project_id, source_id)
+        if record is not None:  # the reviewer's open flags, and a label per JSON path of the current answer
+            data["review_flags"] = flags_text(record.provenance.review)
+            data["evidence_paths"] = ls_evidence.label_options(record.output.ground_truth, record.output.evidence)
         session.call(f"writing feedback into task {task_id}", session.client.tasks.update, id=task_id, data=data)
         ls_state.feedback_written(store, session.base_url, project.project_id, source_id, text)
         written += 1
@@ -903,7 +1000,9 @@ def bounce_validation_failures(
         if row is None or not any(r.stage == "validation" for r in stored.reasons):
             continue
         changes.append(StateChange(stored.record.record_id, RecordState.NEEDS_REVISION, STAGE, reasons=stored.reasons))
-        queued.append((row, feedback_text(stored.reasons, row.annotation_id, stored.record.provenance.annotator)))
+        doubts = grounding_doubts(stored.validation)
+        annotator = stored.record.provenance.annotator
+        queued.append((row, feedback_text(stored.reasons, row.annotation_id, annotator, doubts)))
     store.apply(changes)
     for row, text in queued:
         ls_state.queue_feedback(
@@ -911,6 +1010,48 @@ def bounce_validation_failures(
         )
     flush_feedback(store, session, source, project)
     return len(changes)
+
+
+def bounce_review_flags(
+    store: Store, session: LabelStudioSession, source: str, *, project: ls_state.ProjectRow | None = None
+) -> int:
+    """Send records authored in Label Studio that the reviewer pass flagged back to their curator.
+
+    Run it after the review stage (which moved them to needs_revision): the flags go into the task's
+    "Reviewer flags" box, the feedback says what to do, and the grounding doubts are listed below it.
+    """
+    project = project or ensure_project(store, session, source)
+    rows = ls_state.tasks_by_id(store, session.base_url, project.project_id)
+    by_record = {row.record_id: row for row in rows.values() if row.record_id and row.status == ls_state.AUTHORED}
+    if not by_record:
+        return 0
+    bounced = 0
+    for stored in store.records(source, [RecordState.NEEDS_REVISION]):
+        row = by_record.get(stored.record.record_id)
+        if row is None or not any(r.stage == "review" for r in stored.reasons):
+            continue
+        text = feedback_text(
+            stored.reasons,
+            row.annotation_id,
+            stored.record.provenance.annotator,
+            grounding_doubts(stored.validation),
+            by_what="the reviewer pass",
+        )
+        ls_state.queue_feedback(
+            store, session.base_url, project.project_id, row.source_id, ls_state.NEEDS_REVISION, text
+        )
+        bounced += 1
+    flush_feedback(store, session, source, project)
+    return bounced
+
+
+def _task_record(store: Store, base_url: str, project_id: int, source_id: str) -> Record | None:
+    row = store.con.execute(
+        "SELECT r.record FROM ls_tasks t JOIN records r ON r.record_id = t.record_id "
+        "WHERE t.base_url = ? AND t.project_id = ? AND t.source_id = ?",
+        [base_url, project_id, source_id],
+    ).fetchone()
+    return Record.model_validate_json(row[0]) if row else None
 
 
 # -- one call per run, and what the curator is told --------------------------------------------
@@ -985,7 +1126,8 @@ def label_studio_for_run(
             f"Label Studio is up at {server.url}: log in as {server.credentials.username}, "
             f"password in {server.data_dir / 'credentials.json'}"
         )
-        yield LabelStudioSession(LabelStudioSettings(url=server.url, api_key=server.api_key))
+        settings = LabelStudioSettings(url=server.url, api_key=server.api_key, local_files_root=str(server.files_root))
+        yield LabelStudioSession(settings)
         if keep_running:
             echo(f"Label Studio keeps running at {server.url} for the curators; Ctrl-C stops it.")
             server.serve_until_interrupted()

@@ -16,6 +16,7 @@ from typing import Any
 
 import duckdb
 import pyarrow as pa
+from pydantic import ValidationError
 
 from core.batching import batched
 from core.models import Reason, Record, RecordState, SourceItem, canonical_json, content_hash, utcnow
@@ -25,8 +26,27 @@ STORE_FILENAME = "curation.duckdb"
 WRITE_BATCH = 2000  # rows per transaction: bounds memory, and each batch commits on its own
 
 
-class WorkspaceBusyError(RuntimeError):
+UNREADABLE_RECORD = "unreadable_record"
+
+
+class WorkspaceError(RuntimeError):
+    """The workspace or its store cannot be used; the message says why and how to fix it."""
+
+
+class WorkspaceBusyError(WorkspaceError):
     """Another process holds the workspace's store."""
+
+
+class StoreDamagedError(WorkspaceError):
+    """The store file cannot be read: truncated, overwritten or otherwise not a DuckDB database."""
+
+    def __init__(self, path: Path, detail: object) -> None:
+        first_line = str(detail).strip().splitlines()[0] if str(detail).strip() else type(detail).__name__
+        super().__init__(
+            f"the store {path} is damaged and cannot be read ({first_line}). Move it aside "
+            f"(mv {path} {path}.damaged) and run again with your inputs to rebuild it, or restore it from a backup"
+        )
+        self.path = path
 
 
 # Versioned migrations: append only, never edit an applied one.
@@ -180,6 +200,33 @@ MIGRATIONS: list[tuple[int, str]] = [
         );
         """,
     ),
+    (
+        5,
+        # The residual-error audit (authoring/audit.py): one row per sampled accepted record per round,
+        # the Label Studio task it became, and the reviewer's verdict once pulled.
+        """
+        CREATE TABLE IF NOT EXISTS audit_tasks (
+            audit_id VARCHAR NOT NULL,
+            source VARCHAR NOT NULL,
+            round INTEGER NOT NULL,
+            record_id VARCHAR NOT NULL,
+            audited JSON NOT NULL,
+            drawn_at TIMESTAMPTZ NOT NULL,
+            base_url VARCHAR,
+            project_id BIGINT,
+            task_id BIGINT,
+            verdict VARCHAR,
+            corrected_answer JSON,
+            notes VARCHAR,
+            reviewer VARCHAR,
+            annotation_id BIGINT,
+            annotation_updated_at VARCHAR,
+            reviewed_at TIMESTAMPTZ,
+            sent_back BOOLEAN NOT NULL DEFAULT false,
+            PRIMARY KEY (audit_id, round, record_id)
+        );
+        """,
+    ),
 ]
 
 
@@ -218,6 +265,24 @@ class UpsertCounts:
         return self
 
 
+def _open_error(workspace: Path, path: Path, exc: Exception) -> WorkspaceError:
+    """Name what stops the store from opening, and how to fix it."""
+    text = str(exc)
+    if "lock" in text.lower():
+        return WorkspaceBusyError(
+            f"workspace {workspace} is in use by another process ({exc}). "
+            "Wait for that run to finish, or use another --workspace."
+        )
+    if isinstance(exc, PermissionError) or "permission denied" in text.lower() or "read-only" in text.lower():
+        return WorkspaceError(
+            f"workspace {workspace} is not writable ({text.splitlines()[0]}): give yourself write access "
+            f"(chmod -R u+w {workspace}) or pass another --workspace"
+        )
+    if isinstance(exc, OSError):
+        return WorkspaceError(f"workspace {workspace} cannot be used: {exc}")
+    return StoreDamagedError(path, exc)
+
+
 def _json_or_none(value: Any) -> str | None:
     """JSON text with every configured secret masked (reasons, verdicts and event details are stored so)."""
     return None if value is None else redact(json.dumps(value, ensure_ascii=False, default=str))
@@ -229,24 +294,28 @@ class Store:
     def __init__(self, con: duckdb.DuckDBPyConnection, path: Path) -> None:
         self.con = con
         self.path = path
+        self.unreadable_source_ids: set[str] = set()  # source items left out because they do not parse
 
     # -- lifecycle -------------------------------------------------------------------------
     @classmethod
     def open(cls, workspace: Path | str) -> Store:
         workspace = Path(workspace)
-        workspace.mkdir(parents=True, exist_ok=True)
+        if workspace.exists() and not workspace.is_dir():
+            raise WorkspaceError(
+                f"--workspace {workspace} is a file, not a folder: pass a folder (it is created when missing)"
+            )
         path = workspace / STORE_FILENAME
         try:
+            workspace.mkdir(parents=True, exist_ok=True)
             con = duckdb.connect(str(path))
-        except duckdb.IOException as exc:
-            if "lock" in str(exc).lower():
-                raise WorkspaceBusyError(
-                    f"workspace {workspace} is in use by another process ({exc}). "
-                    "Wait for that run to finish, or use another --workspace."
-                ) from exc
-            raise
+        except (duckdb.Error, OSError) as exc:
+            raise _open_error(workspace, path, exc) from exc
         store = cls(con, path)
-        store._migrate()
+        try:
+            store._migrate()
+        except duckdb.Error as exc:
+            con.close()
+            raise _open_error(workspace, path, exc) from exc
         return store
 
     def close(self) -> None:
@@ -325,9 +394,16 @@ class Store:
         return counts
 
     def source_items(self, source: str) -> dict[str, SourceItem]:
-        rows = self.con.execute("SELECT item FROM source_items WHERE source = ?", [source]).fetchall()
-        items = (SourceItem.model_validate_json(row[0]) for row in rows)
-        return {item.source_id: item for item in items}
+        """Every readable source item by id. One that no longer parses (stored before the input limits) is
+        left out, so it cannot stop the run; loading its source again replaces it."""
+        rows = self.con.execute("SELECT source_id, item FROM source_items WHERE source = ?", [source]).fetchall()
+        items = {}
+        for source_id, text in rows:
+            try:
+                items[source_id] = SourceItem.model_validate_json(text)
+            except ValidationError:
+                self.unreadable_source_ids.add(source_id)
+        return items
 
     def count_source_items(self, source: str) -> int:
         return self.con.execute("SELECT count(*) FROM source_items WHERE source = ?", [source]).fetchone()[0]
@@ -576,7 +652,7 @@ class Store:
         The read runs on its own cursor, a snapshot: a stage may move the records it reads while it
         reads them. Unordered, it is one streaming scan that never holds more than a batch in memory.
         """
-        sql = "SELECT record, state, reasons, validation, judge FROM records WHERE source = ?"
+        sql = "SELECT record, state, reasons, validation, judge, record_id FROM records WHERE source = ?"
         params: list[Any] = [source]
         if states:
             sql += " AND state IN (SELECT unnest(?))"
@@ -585,8 +661,35 @@ class Store:
         cursor.execute(sql + (" ORDER BY record_id" if ordered else ""), params)
         while chunk := cursor.fetchmany(batch_size):
             for row in chunk:
-                yield self._stored(*row)
+                try:
+                    stored = self._stored(*row[:5])
+                except (ValidationError, ValueError) as exc:
+                    self._quarantine(row[5], row[1], row[2], exc)
+                    continue
+                yield stored
         cursor.close()
+
+    def _quarantine(self, record_id: str, state: str, reasons: str | None, error: Exception) -> None:
+        """A stored row that no longer parses (written before the input limits, or by hand) is rejected with
+        a reason instead of stopping every later run; its text stays in the store for inspection."""
+        if state == RecordState.REJECTED and reasons and UNREADABLE_RECORD in reasons:
+            return  # already set aside
+        reason = Reason(
+            stage="store",
+            code=UNREADABLE_RECORD,
+            message=f"the stored record cannot be read back ({' '.join(str(error).split())[:160]}); it is set aside "
+            "and stays in the store; author it again within the input limits",
+        )
+        self.apply([StateChange(record_id, RecordState.REJECTED, "store", reasons=[reason])])
+
+    def unreadable_records(self, source: str) -> list[tuple[str, str, list[Reason]]]:
+        """(record id, source id, reasons) of the records set aside because they cannot be read back."""
+        rows = self.con.execute(
+            "SELECT record_id, source_id, reasons FROM records WHERE source = ? AND state = ? AND contains(reasons, ?) "
+            "ORDER BY record_id",
+            [source, str(RecordState.REJECTED), UNREADABLE_RECORD],
+        ).fetchall()
+        return [(rid, sid, [Reason.model_validate(r) for r in json.loads(text)]) for rid, sid, text in rows]
 
     @staticmethod
     def _stored(
