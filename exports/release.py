@@ -119,11 +119,14 @@ def write_release(
     rubric_version: str | None = None,
     plots: bool = True,
     review: dict[str, Any] | None = None,
+    test_size: int | None = None,
 ) -> ReleaseResult:
     """Release the ACCEPTED records of `source` as `version` of its config (see module docstring).
 
     `parent` defaults to the highest lower version released locally; the changelog compares
-    with it when its folder is there. `plots=False` skips the PNGs (the card then says so)."""
+    with it when its folder is there. `plots=False` skips the PNGs (the card then says so).
+    `test_size` fills the test split up to that many records, stratified by schema complexity and
+    source category, and sends every other new record to the other splits (sticky, as always)."""
     key = parse_version(version)
     if parent is not None and parse_version(parent) >= key:
         raise ValueError(f"parent version {parent} must be lower than the release version {version}")
@@ -142,7 +145,9 @@ def write_release(
     tmp = config_dir / f"{TEMP_PREFIX}{version}-{uuid.uuid4().hex[:12]}"
     tmp.mkdir()  # not mkdtemp: its 0700 mode would end up on the release folder
     try:
-        written = _write_data(store, source, config, splits, tmp / DATA_DIR, digests=has_parent_data)
+        written = _write_data(
+            store, source, config, splits, tmp / DATA_DIR, digests=has_parent_data, test_size=test_size
+        )
         if written.total == 0:
             raise EmptyReleaseError(
                 f"no accepted {source} records to release: run validation and the judge first "
@@ -318,13 +323,33 @@ def clean_stale_temp_dirs(config_dir: Path) -> list[Path]:
 
 
 def _write_data(
-    store: Store, source: str, config: str, splits: Sequence[str], data_dir: Path, *, digests: bool = False
+def _split_strata(store: Store, source: str) -> dict[str, str]:
+    """record id -> "complexity|category" of the accepted records, for a fixed-size stratified test
+    split (category: olmOCR's `source_category`, HotpotQA's question `type`)."""
+    strata = {}
+    for stored in store.records(source, [RecordState.ACCEPTED]):
+        meta = stored.record.metadata
+        level = ((stored.validation or {}).get("complexity") or {}).get("level") or meta.schema_complexity
+        category = meta.extra.get("source_category") or meta.extra.get("type")
+        strata[stored.record.record_id] = f"{level}|{category}"
+    return strata
+
+
+    store: Store,
+    source: str,
+    config: str,
+    splits: Sequence[str],
+    data_dir: Path,
+    *,
+    digests: bool = False,
+    test_size: int | None = None,
 ) -> _Written:
     """Stream ACCEPTED records into one Parquet file per split, gathering statistics on the way
     (and each record's content digest, for the changelog, when `digests`)."""
     data_dir.mkdir(parents=True)
     schema = arrow_schema(source)
-    assigner = SplitAssigner(config, store.split_assignments(config))
+    strata = _split_strata(store, source) if test_size is not None else None
+    assigner = SplitAssigner(config, store.split_assignments(config), test_size=test_size, strata=strata)
     assigner.plan_new(store.record_ids(source, [RecordState.ACCEPTED]))
     stats = StatsCollector(splits)
     buffers: dict[str, list[dict[str, Any]]] = {split: [] for split in splits}

@@ -9,7 +9,7 @@ the ratios are changed one day.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 # Per release config: (split, share in percent), in the order the splits are published.
@@ -54,14 +54,70 @@ class SplitPlan:
     new: dict[str, str] = field(default_factory=dict)
 
 
-class SplitAssigner:
-    """Streaming form of `plan_splits`: call `split_of` per record, then save `new`."""
+def compute_split_without(record_id: str, config: str, excluded: str) -> str:
+    """The formula's split among the config's other splits, their shares renormalised."""
+    shares = [(name, share) for name, share in SPLIT_RATIOS[config] if name != excluded and share]
+    b = int(hashlib.sha256(f"{excluded}-free:{record_id}".encode()).hexdigest(), 16) % sum(s for _, s in shares)
+    upper = 0
+    for name, share in shares:
+        upper += share
+        if b < upper:
+            return name
+    raise AssertionError("unreachable")
 
-    def __init__(self, config: str, existing: Mapping[str, str]) -> None:
+
+def pick_stratified(candidates: Sequence[str], strata: Mapping[str, str], size: int, salt: str) -> list[str]:
+    """`size` ids, each stratum's share as in `candidates` (largest remainders), a seeded hash order
+    inside each stratum: deterministic from the ids."""
+    if size <= 0:
+        return []
+    groups: dict[str, list[str]] = {}
+    for rid in candidates:
+        groups.setdefault(strata.get(rid, ""), []).append(rid)
+    total = len(candidates)
+    if size >= total:
+        return list(candidates)
+    quotas = {key: size * len(ids) / total for key, ids in groups.items()}
+    counts = {key: int(q) for key, q in quotas.items()}
+    for key in sorted(quotas, key=lambda k: (-(quotas[k] - counts[k]), k))[: size - sum(counts.values())]:
+        counts[key] += 1
+    chosen: list[str] = []
+    for key, ids in sorted(groups.items()):
+        ranked = sorted(ids, key=lambda r: hashlib.sha256(f"{salt}:{r}".encode()).hexdigest())
+        chosen.extend(ranked[: counts[key]])
+    return chosen
+
+
+class SplitAssigner:
+    """Streaming form of `plan_splits`: call `split_of` per record, then save `new`.
+
+    With `test_size`, the test split is filled up to that many records (stratified by `strata`,
+    record id -> stratum) from the records never released; every other new record goes to the other
+    splits. Released assignments still win, so the test split is sticky and never shrinks."""
+
+    def __init__(
+        self,
+        config: str,
+        existing: Mapping[str, str],
+        *,
+        test_size: int | None = None,
+        strata: Mapping[str, str] | None = None,
+    ) -> None:
         self.config = config
         self.allowed = set(split_names(config))
         self.existing = existing
         self.new: dict[str, str] = {}
+        if test_size is not None and (test_size < 1 or "test" not in self.allowed):
+            raise ValueError(f"a test size needs a config with a test split and a size >= 1 ({config}, {test_size})")
+        self.test_size = test_size
+        self.strata = strata or {}
+
+    def _plan_fixed_test(self, new_ids: list[str]) -> None:
+        assert self.test_size is not None
+        in_test = sum(1 for split in self.existing.values() if split == "test")
+        chosen = set(pick_stratified(new_ids, self.strata, self.test_size - in_test, "test"))
+        for rid in new_ids:
+            self.new[rid] = "test" if rid in chosen else compute_split_without(rid, self.config, "test")
 
     def plan_new(self, record_ids: Iterable[str]) -> None:
         """Assign every record not yet released, keeping each split non-empty where possible.
@@ -72,8 +128,10 @@ class SplitAssigner:
         only ever new records move, so released assignments stay sticky.
         """
         new_ids = sorted(rid for rid in record_ids if rid not in self.existing)
+        if self.test_size is not None:
+            self._plan_fixed_test(new_ids)
         for rid in new_ids:
-            self.new[rid] = compute_split(rid, self.config)
+            self.new.setdefault(rid, compute_split(rid, self.config))
         members: dict[str, list[str]] = {name: [] for name in split_names(self.config)}
         for rid, split in list(self.existing.items()) + list(self.new.items()):
             if split in members:
