@@ -322,7 +322,6 @@ def clean_stale_temp_dirs(config_dir: Path) -> list[Path]:
     return removed
 
 
-def _write_data(
 def _split_strata(store: Store, source: str) -> dict[str, str]:
     """record id -> "complexity|category" of the accepted records, for a fixed-size stratified test
     split (category: olmOCR's `source_category`, HotpotQA's question `type`)."""
@@ -335,6 +334,7 @@ def _split_strata(store: Store, source: str) -> dict[str, str]:
     return strata
 
 
+def _write_data(
     store: Store,
     source: str,
     config: str,
