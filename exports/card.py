@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any
@@ -132,25 +133,57 @@ def size_category(n: int) -> str:
     return "1M<n<10M"
 
 
-def front_matter(source: str, config: str, splits: list[str], counts: dict[str, int]) -> dict[str, Any]:
+def content_sha256(data_files: dict[str, dict[str, Any]]) -> str:
+    """One SHA-256 for a release's data: over its data files' names and SHA-256s, in name order."""
+    lines = "".join(f"{name} {info['sha256']}\n" for name, info in sorted(data_files.items()))
+    return hashlib.sha256(lines.encode("utf-8")).hexdigest()
+
+
+def front_matter(
+    source: str,
+    config: str,
+    splits: list[str],
+    counts: dict[str, int],
+    data_files: dict[str, dict[str, Any]] | None = None,
+) -> dict[str, Any]:
     """Hub metadata. Empty splits are left out of `configs`: `datasets` cannot load a split with no
-    rows, and one such split makes the whole config unloadable (huggingface/datasets#8401)."""
+    rows, and one such split makes the whole config unloadable (huggingface/datasets#8401).
+
+    With `data_files` (name -> split, rows, bytes, sha256), the config carries the content hash and
+    `dataset_info` the split sizes. `datasets` keys its cache on these, so a release folder never loads
+    the rows cached from another release of the same folder name (another workspace's `1.0.0`)."""
     info = SOURCE_CARDS[source]
     listed = [split for split in splits if counts.get(split, 0) > 0]
-    return {
+    entry: dict[str, Any] = {
+        "config_name": config,
+        "data_files": [{"split": split, "path": f"data/{split}-*.parquet"} for split in listed],
+    }
+    dataset_info = None
+    if data_files is not None:
+        entry["description"] = f"content sha256 {content_sha256(data_files)}"
+        dataset_info = {
+            "config_name": config,
+            # `datasets` needs all three keys; it checks num_examples, num_bytes is the Parquet file's size.
+            "splits": [
+                {"name": split, "num_bytes": int(file["bytes"]), "num_examples": counts[split]}
+                for split in listed
+                for file in data_files.values()
+                if file["split"] == split
+            ],
+            "download_size": sum(int(f["bytes"]) for f in data_files.values()),
+        }
+    meta = {
         "license": info.license,
         "language": ["en"],
         "pretty_name": info.pretty_name,
         "task_categories": list(info.task_categories),
         "tags": list(info.tags),
         "size_categories": [size_category(sum(counts.values()))],
-        "configs": [
-            {
-                "config_name": config,
-                "data_files": [{"split": split, "path": f"data/{split}-*.parquet"} for split in listed],
-            }
-        ],
+        "configs": [entry],
     }
+    if dataset_info is not None:
+        meta["dataset_info"] = dataset_info
+    return meta
 
 
 def _fmt(value: Any, digits: int = 1) -> str:
@@ -200,13 +233,15 @@ def render_card(
     review: dict[str, Any] | None = None,
     plots: dict[str, str] | None = None,
     plots_skipped_reason: str | None = None,
+    data_files: dict[str, dict[str, Any]] | None = None,
 ) -> str:
     """README.md text for a release, from `data_cards/<config>.md.j2`.
 
-    `plots` maps a plot key (see `exports.plots.PLOT_FILES`) to its path relative to the card."""
+    `plots` maps a plot key (see `exports.plots.PLOT_FILES`) to its path relative to the card;
+    `data_files` (the manifest's `files`) puts the split sizes and content hash into the metadata."""
     info = SOURCE_CARDS[source]
     counts = {split: stats["splits"][split]["records"] for split in splits}
-    meta = front_matter(source, config, splits, counts)
+    meta = front_matter(source, config, splits, counts, data_files)
     columns = [(f.name, str(f.type), COLUMN_DOCS.get(f.name, "")) for f in arrow_schema(source)]
     template = _environment().get_template(f"{config}.md.j2")
     return template.render(

@@ -34,6 +34,9 @@ from core.models import RELEASE_CONFIG, RecordState
 from core.store import Store
 from exports import card as card_mod
 from exports import plots as plots_mod
+from exports.audit import audit_summary
+from exports.audit import card_section as audit_card_section
+from exports.audit import manifest_entry as audit_manifest_entry
 from exports.changelog import compute_changelog, content_columns, first_release_changelog, release_digests, row_digest
 from exports.columns import arrow_schema, record_row
 from exports.manifest import build_funnel, build_manifest, file_sha256
@@ -199,7 +202,10 @@ def write_release(
             review=review,
             plots=plot_files,
             plots_skipped_reason=None if plot_files else _plots_skipped(plots),
+            data_files=written.files,
         )
+        audit = audit_summary(store, source)  # the residual-error audit, beside SOB's own figure
+        card_text = card_text.rstrip("\n") + "\n\n" + audit_card_section(audit)
         card_bytes = card_text.encode("utf-8")
         _write_file(tmp / "README.md", card_bytes)
         manifest = build_manifest(
@@ -223,6 +229,7 @@ def write_release(
             assets=assets,
             review=review,
         )
+        manifest["residual_error_audit"] = audit_manifest_entry(audit)
         manifest_text = json.dumps(manifest, indent=2, ensure_ascii=False) + "\n"
         _write_file(tmp / "manifest.json", manifest_text.encode("utf-8"))
         for rel in assets:

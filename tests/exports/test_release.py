@@ -23,6 +23,7 @@ from exports import (
     compute_split,
     write_release,
 )
+from exports.card import content_sha256
 
 datasets.disable_progress_bars()
 
@@ -102,6 +103,7 @@ def test_release_round_trip(store, workspace, tmp_path, factory, judge_kwargs):
 
     card = (result.path / "README.md").read_text(encoding="utf-8")
     meta = front_matter(card)
+    files = json.loads((result.path / "manifest.json").read_text())["files"]
     assert meta["license"] == "cc-by-sa-4.0"
     assert meta["configs"] == [
         {
@@ -111,8 +113,10 @@ def test_release_round_trip(store, workspace, tmp_path, factory, judge_kwargs):
                 {"split": "validation", "path": "data/validation-*.parquet"},
                 {"split": "test", "path": "data/test-*.parquet"},
             ],
+            "description": f"content sha256 {content_sha256(files)}",
         }
     ]
+    assert [(s["name"], s["num_examples"]) for s in meta["dataset_info"]["splits"]] == list(expected.items())
     assert meta["pretty_name"] and "question-answering" in meta["task_categories"]
     for text in ("ground_truth_invalid", "faithfulness_below_threshold", "bad_json", "heuristic", "**60**"):
         assert text in card, text
@@ -262,9 +266,12 @@ def test_image_and_audio_configs(store, workspace, factory, judge_kwargs):
     image_card = (image.path / "README.md").read_text(encoding="utf-8")
     meta = front_matter(image_card)
     assert meta["license"] == "odc-by"
-    assert meta["configs"] == [
-        {"config_name": "image", "data_files": [{"split": "train", "path": "data/train-*.parquet"}]}
+    [entry] = meta["configs"]
+    assert entry["config_name"] == "image" and entry["data_files"] == [
+        {"split": "train", "path": "data/train-*.parquet"}
     ]
+    assert entry["description"].startswith("content sha256 ")  # keys the datasets cache: see test_load_release
+    assert [(s["name"], s["num_examples"]) for s in meta["dataset_info"]["splits"]] == [("train", 9)]
     assert "| academic | 6 |" in image_card and "| legal | 3 |" in image_card
     assert json.loads((image.path / "manifest.json").read_text())["statistics"]["source_categories"] == {
         "academic": 6,
