@@ -183,6 +183,13 @@ def build_parser() -> argparse.ArgumentParser:
         "(the card and manifest then say `review: heuristic-only`); refused otherwise",
     )
     work.add_argument("--release", metavar="VERSION", help="write release VERSION (semantic version, e.g. 0.1.0)")
+    work.add_argument(
+        "--test-size",
+        type=int,
+        metavar="N",
+        help="with --release (text): fill the test split up to N records, stratified by schema complexity and "
+        "question type; released records never move (SOB's text test split is 5,000)",
+    )
     publish = parser.add_argument_group("publishing (with --release VERSION; the Hub token comes from HF_TOKEN)")
     publish.add_argument(
         "--push",
@@ -278,6 +285,7 @@ def main(argv: list[str] | None = None) -> int:
             threshold=args.threshold,
             allow_unreviewed=args.allow_unreviewed,
             release=args.release,
+            test_size=args.test_size,
             push=args.push,
             private=args.private,
             dry_run=args.dry_run,

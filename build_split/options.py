@@ -57,6 +57,7 @@ class RunOptions(BaseModel):
     threshold: int = Field(default=DEFAULT_THRESHOLD, ge=0, le=100)
     allow_unreviewed: bool = False  # write a release whose rows only the heuristic pre-filter checked
     release: str | None = None
+    test_size: int | None = Field(default=None, ge=1)  # a fixed-size, stratified, sticky test split
     push: str | None = None  # a Hub repo id (owner/name) or a local folder: see exports.hub.parse_target
     private: bool = False
     dry_run: bool = False
@@ -113,6 +114,15 @@ class RunOptions(BaseModel):
     def _semver(cls, value: str | None) -> str | None:
         if value is not None:
             parse_version(value)  # the release writer's own rule: MAJOR.MINOR.PATCH without leading zeros
+        return value
+
+    @field_validator("test_size")
+    @classmethod
+    def _test_split(cls, value: int | None, info: ValidationInfo) -> int | None:
+        if value is not None and not info.data.get("release"):
+            raise ValueError("needs --release VERSION: the test size applies when a release is written")
+        if value is not None and info.data.get("source") != "hotpotqa":
+            raise ValueError("only the text config (--source hotpotqa) has a test split")
         return value
 
     @field_validator("push")

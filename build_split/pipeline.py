@@ -256,6 +256,7 @@ def run(options: RunOptions, echo: Callable[[str], None] = print) -> RunSummary:
                 toolkit_version=TOOLKIT_VERSION,
                 rubric_version=RUBRIC_VERSION,
                 review=review.as_manifest(options.allow_unreviewed),
+                test_size=options.test_size,
             )
             summary.release_path = result.path
             summary.release_status = result.status
