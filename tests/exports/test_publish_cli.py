@@ -107,9 +107,9 @@ def test_push_to_the_hub_from_the_cli(tmp_path, monkeypatch, capsys):
 @pytest.mark.parametrize(
     ("extra", "message"),
     [
-        (["--dry-run"], "--dry-run: Value error, only applies with --push"),
-        (["--private"], "--private: Value error, only applies with --push"),
-        (["--push", "owner/name"], "--push: Value error, needs --release VERSION"),
+        (["--dry-run"], "--dry-run: only applies with --push"),
+        (["--private"], "--private: only applies with --push"),
+        (["--push", "owner/name"], "--push: needs --release VERSION"),
         (["--release", "0.1.0", "--allow-unreviewed", "--push", " "], "--push"),
     ],
 )
