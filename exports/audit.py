@@ -114,7 +114,8 @@ def card_section(summary: Mapping[str, Any] | None) -> str:
     if summary is None:
         body = [
             "No residual-error audit has been reviewed for this release yet "
-            "(`python -m build_split --source S --audit 100 --rounds 5`).",
+            "(`python -m build_split --source S --audit 100 --rounds 5` draws one into Label Studio). "
+            f"For comparison, {SOB_REFERENCE['text']}.",
         ]
     else:
         pooled = summary["pooled"]

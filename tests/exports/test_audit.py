@@ -112,3 +112,38 @@ def test_a_simulated_review_of_the_store_lands_within_its_interval_and_sends_wro
 def test_drawing_with_nothing_accepted_says_what_to_do(tmp_path: Path) -> None:
     with Store.open(tmp_path / "ws") as store, pytest.raises(ValueError, match="no accepted hotpotqa records"):
         _draw(store, "hotpotqa", "a", 10, 1, 0)
+
+
+def test_the_next_release_card_and_manifest_carry_the_audit_beside_sob(store, workspace, factory, judge_kwargs) -> None:
+    from exports.release import write_release
+
+    factory.add_records(store, "hotpotqa", range(40))
+    ids = store.record_ids("hotpotqa", [RecordState.ACCEPTED])
+    first = write_release(store, "hotpotqa", "1.0.0", workspace, **judge_kwargs)
+    card = (first.path / "README.md").read_text(encoding="utf-8")
+    assert "No residual-error audit has been reviewed" in card and "SOB estimated about 3%" in card
+    assert json.loads((first.path / "manifest.json").read_text())["residual_error_audit"] is None
+
+    aid = audit_id("hotpotqa", 10, 2, 0)
+    _draw(store, "hotpotqa", aid, 10, 2, 0)
+    (wrong,) = store.con.execute(
+        "SELECT record_id FROM audit_tasks WHERE audit_id = ? ORDER BY round, record_id LIMIT 1", [aid]
+    ).fetchone()
+    store.con.execute(
+        "UPDATE audit_tasks SET verdict = CASE WHEN record_id = ? THEN 'incorrect' ELSE 'correct' END "
+        "WHERE audit_id = ?",
+        [wrong, aid],
+    )
+    incorrect = store.con.execute(
+        "SELECT count(*) FROM audit_tasks WHERE audit_id = ? AND verdict = 'incorrect'", [aid]
+    ).fetchone()[0]
+    send_back_incorrect(store, None, "hotpotqa", aid)
+    second = write_release(store, "hotpotqa", "1.1.0", workspace, **judge_kwargs)
+    manifest = json.loads((second.path / "manifest.json").read_text())
+    audit = manifest["residual_error_audit"]
+    assert audit["audit_id"] == aid and audit["pooled"]["reviewed"] == 20 and audit["pooled"]["incorrect"] == incorrect
+    assert audit["sob_reference"]["error_rate"] == 0.03 and audit["method"].startswith("Wilson")
+    card = (second.path / "README.md").read_text(encoding="utf-8")
+    assert f"audit `{aid}`" in card and "Our residual error rate" in card and "SOB estimated about 3%" in card
+    assert incorrect >= 1 and sum(manifest["splits"].values()) == 39  # the wrong record left the release
+    assert wrong in ids
