@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from core.store import WorkspaceBusyError
 from scoring.aggregate import DEFAULT_BOOTSTRAP_SAMPLES
 from scoring.curation import (
     OUTPUT_TOKEN_BUDGET,
@@ -19,6 +20,7 @@ from scoring.curation import (
 from scoring.evaluate import evaluate
 from scoring.flags import DEFAULT_MIN_CONSISTENCY, ambiguity, load_samples, read_samples, save_flags, save_samples
 from scoring.inputs import Predictions, Release, ScoringInputError, load_predictions, load_release
+from scoring.sampling import DEFAULT_TEMPERATURE
 from scoring.sob import CATEGORIES, METRICS
 from scoring.suspects import (
     DEFAULT_AGREE,
@@ -120,6 +122,20 @@ def build_parser() -> argparse.ArgumentParser:
         default=DEFAULT_MIN_CONSISTENCY,
         help="flag a source item whose drafts agree less than this (0.8)",
     )
+    amb.add_argument(
+        "--sample-drafts",
+        type=int,
+        metavar="N",
+        help="first ask the draft model N more times (N >= 2) per drafted source item at --temperature "
+        "(each sample cached in the store: a re-run pays nothing)",
+    )
+    amb.add_argument("--temperature", type=float, default=DEFAULT_TEMPERATURE, help="sampling temperature (0.7)")
+    amb.add_argument("--sample-limit", type=_positive, help="sample at most this many source items")
+    amb.add_argument("--llm", choices=["gemini", "openai"], default="gemini", help="draft model backend (gemini)")
+    amb.add_argument("--draft-model", help="draft model (default gemini-2.5-flash / gpt-4o-mini)")
+    amb.add_argument(
+        "--llm-base-url", help="send LLM calls to this endpoint (else GOOGLE_GEMINI_BASE_URL / OPENAI_BASE_URL)"
+    )
     return parser
 
 
@@ -127,6 +143,10 @@ def _check(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
     if args.ambiguity:
         if args.workspace is None or args.source is None:
             parser.error("--ambiguity needs --workspace and --source")
+        if args.sample_drafts is not None and args.sample_drafts < 2:
+            parser.error("--sample-drafts needs N >= 2: consistency compares repeats")
+        if args.sample_drafts is not None and not args.temperature > 0:
+            parser.error("--temperature must be above 0: repeats at 0 would not vary")
         return
     if args.release is None:
         parser.error("--release DIR is required (or use --ambiguity)")
@@ -249,6 +269,23 @@ def _print_curation(result: dict[str, Any]) -> None:
         )
 
 
+def _sample(args: argparse.Namespace, store: Any) -> Any:
+    from authoring.drafts import load_drafts
+    from core.llm.cache import LLMCache
+    from core.llm.settings import DEFAULT_DRAFT_MODEL, LLMSettings, make_client
+    from scoring.sampling import sample_drafts
+
+    drafted = load_drafts(store.con, args.source, status="drafted")
+    items = [item for sid, item in sorted(store.source_items(args.source).items()) if sid in drafted]
+    if args.sample_limit is not None:
+        items = items[: args.sample_limit]
+    settings = LLMSettings(
+        backend=args.llm, model=args.draft_model or DEFAULT_DRAFT_MODEL[args.llm], base_url=args.llm_base_url
+    )
+    client = make_client(settings, cache=LLMCache(store.con))
+    return sample_drafts(client, items, n=args.sample_drafts, temperature=args.temperature)
+
+
 def _ambiguity(args: argparse.Namespace) -> dict[str, Any]:
     from core.store import Store
 
@@ -258,6 +295,10 @@ def _ambiguity(args: argparse.Namespace) -> dict[str, Any]:
             samples, rejections = read_samples(args.draft_samples)
             result["samples_added"] = save_samples(store.con, args.source, samples)
             result["rejected_lines"] = [vars(r) for r in rejections]
+        if args.sample_drafts is not None:
+            sampled = _sample(args, store)
+            result["samples_drawn"] = save_samples(store.con, args.source, sampled.samples)
+            result["samples_failed"] = dict(sampled.failures)
         found = ambiguity(load_samples(store.con, args.source), args.min_consistency)
         flags = {
             sid: {"consistency": c.mean, "min_pair": c.min, "pairs": c.pairs} for sid, c in found["flagged"].items()
@@ -284,7 +325,7 @@ def main(argv: list[str] | None = None) -> int:
                 report["suspects"] = _suspects(args, release, predictions)
             if args.curation:
                 report["curation"] = _curation(args, release)
-    except (ScoringInputError, OSError) as exc:
+    except (ScoringInputError, OSError, WorkspaceBusyError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     if args.output is not None:
