@@ -135,6 +135,10 @@ class RecordScore:
         return sum(self.metrics[m] for m in components) / len(components)
 
 
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")  # Python's json accepts NaN and Infinity; JSON does not
+
+
 def parse_response(response: Any) -> tuple[bool, Any]:
     """(parsed?, value). Objects and arrays are taken as given; text must be exactly one JSON value."""
     if response is NO_RESPONSE:
@@ -143,7 +147,7 @@ def parse_response(response: Any) -> tuple[bool, Any]:
         return True, response
     if isinstance(response, str):
         try:
-            return True, json.loads(response.strip())
+            return True, json.loads(response.strip(), parse_constant=_reject_constant)
         except ValueError:
             return False, None
     if response is None or isinstance(response, bool | int | float):

@@ -189,3 +189,10 @@ def test_free_form_objects_and_arrays_type_anything_below_them():
     assert type_safety_of(value, schema) == 1.0
     closed = {"type": "object", "properties": {"meta": {"type": "object", "properties": {"a": {"type": "string"}}}}}
     assert type_safety_of({"meta": {"a": "x", "b": "y"}}, closed) == 0.5
+
+
+def test_nan_and_infinity_are_not_json():
+    schema = {"type": "object", "properties": {"a": {"type": ["number", "null"]}}}
+    for text in ('{"a": NaN}', '{"a": Infinity}', '{"a": -Infinity}'):
+        m = score_response(ref({"a": None}, schema), text).metrics
+        assert m["json_parse_success"] == 0.0 and m["perfect_response"] == 0.0
