@@ -89,7 +89,7 @@ def test_the_circuit_breaker_ends_an_outage_in_seconds(make_gemini_client, store
     assert sum(counts.values()) == 200  # no record lost
     assert counts["validated"] >= 150  # never sent: left as they were
     failed = list(store.records("hotpotqa", [RecordState.JUDGE_ERROR]))
-    assert 1 <= len(failed) <= 20 and failed[0].reasons[0].code == "judge_unavailable"
+    assert 1 <= len(failed) <= 20 + 8 and failed[0].reasons[0].code == "judge_unavailable"  # + calls in flight
 
 
 def test_throttling_does_not_open_the_breaker(fake_gemini: FakeGemini, make_gemini_client) -> None:
