@@ -265,6 +265,13 @@ class UpsertCounts:
         return self
 
 
+def _first_error(error: Exception) -> str:
+    """What pydantic found first, without the row's text (which can be huge)."""
+    if isinstance(error, ValidationError) and error.errors():
+        return str(error.errors()[0]["msg"]).split(" at line ")[0]
+    return " ".join(str(error).split())[:160]
+
+
 def _open_error(workspace: Path, path: Path, exc: Exception) -> WorkspaceError:
     """Name what stops the store from opening, and how to fix it."""
     text = str(exc)
@@ -677,7 +684,7 @@ class Store:
         reason = Reason(
             stage="store",
             code=UNREADABLE_RECORD,
-            message=f"the stored record cannot be read back ({' '.join(str(error).split())[:160]}); it is set aside "
+            message=f"the stored record cannot be read back ({_first_error(error)}); it is set aside "
             "and stays in the store; author it again within the input limits",
         )
         self.apply([StateChange(record_id, RecordState.REJECTED, "store", reasons=[reason])])

@@ -199,7 +199,9 @@ def hotpot_jsonl_case(hostile: bytes, suffix: str = ".jsonl") -> Callable[[Path,
 def ami_invalid_utf8(workspace: Path, scratch: Path) -> Outcome:
     lines = (SAMPLES / "ami" / "sample.ihm.jsonl").read_bytes().splitlines(keepends=True)
     path = scratch / "meeting.jsonl"
-    path.write_bytes(b"".join(lines[:2]) + b'{"meeting_id": "XX0001a", "text": "caf\xe9"}\n' + b"".join(lines[2:]))
+    # A whole row whose text holds one Latin-1 byte: it used to load with a replacement character in it.
+    latin1 = lines[2].replace(b'"text": "', b'"text": "caf\xe9 ', 1)
+    path.write_bytes(b"".join(lines[:2]) + latin1 + b"".join(lines[3:]))
     code, _, err = cli("--source", "ami", "--workspace", workspace, "--input", path)
     message = first_rejection(workspace, "ami", "load:") if code == 0 else error_line(err)
     return Outcome(code, message, None, bool(source_ids(workspace, "ami")))
@@ -380,7 +382,7 @@ CASES: list[Case] = [
         0,
         "item 2",
     ),
-    Case("AMI JSONL line with invalid UTF-8", ami_invalid_utf8, 0, "line 3"),
+    Case("AMI JSONL line with invalid UTF-8", ami_invalid_utf8, 0, "invalid_utf8] line 3"),
     Case("unreadable --input file", unreadable_input, 2, "permission denied"),
     Case("--workspace is a file", workspace_is_a_file, 2, "is a file, not a folder"),
     Case("read-only workspace", read_only_workspace, 2, "is not writable"),
@@ -401,7 +403,9 @@ CASES: list[Case] = [
 def base_workspace(folder: Path) -> Path:
     """The embedded HotpotQA sample loaded, authored, judged and released as 0.1.0."""
     workspace = folder / "base"
-    code, _, err = cli("--source", "hotpotqa", "--workspace", workspace, "--sample", "--release", "0.1.0", "--allow-unreviewed")
+    code, _, err = cli(
+        "--source", "hotpotqa", "--workspace", workspace, "--sample", "--release", "0.1.0", "--allow-unreviewed"
+    )
     if code != 0:
         raise RuntimeError(f"the base workspace could not be built: {err}")
     return workspace
