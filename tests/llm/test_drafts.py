@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 from typing import Any
 
-import jsonschema
 import pytest
 
 from authoring.drafts import (
@@ -20,7 +19,6 @@ from authoring.drafts import (
 from core.llm.batch import BatchRunner
 from core.models import Record, RecordState, SourceItem
 from core.store import Store
-from core.verdicts import ValidationFailure, ValidationReport
 from tests.llm.fakes import FakeGemini, ModelRequest, Reply, gemini_error
 
 CONTEXT = "Ingrid Solvang directed Marrow Creek Observatory. She studied at the University of Oslo."
@@ -42,16 +40,6 @@ def reply(question: str, schema: dict, truth: dict) -> str:
     return json.dumps({"question": question, "json_schema": json.dumps(schema), "ground_truth": json.dumps(truth)})
 
 
-def check(record: Record) -> tuple[ValidationReport, dict[str, Any] | None]:
-    """A stand-in for validation.pipeline.validate_record: the truth must conform to the schema."""
-    try:
-        jsonschema.validate(record.output.ground_truth, record.input.json_schema)
-    except jsonschema.ValidationError as exc:
-        failure = ValidationFailure(check="ground_truth", code="schema_mismatch", message=exc.message)
-        return ValidationReport(passed=False, failures=[failure]), None
-    return ValidationReport(passed=True), record.output.ground_truth
-
-
 def hotpot(i: int = 1) -> SourceItem:
     return SourceItem(
         source="hotpotqa",
@@ -68,7 +56,7 @@ def test_text_prompt_and_a_valid_draft(fake_gemini: FakeGemini, make_gemini_clie
     store.upsert_source_items([item])
     fake_gemini.answer = lambda req: reply("A reworded question?", GOOD_SCHEMA, GOOD_TRUTH)
     client = make_gemini_client(fake_gemini, store=store, model="gemini-2.5-flash")
-    counts = run_drafting(store, "hotpotqa", client, check)
+    counts = run_drafting(store, "hotpotqa", client)
     assert counts == {"drafted": 1}
     body = fake_gemini.requests[0].body
     system = body["systemInstruction"]["parts"][0]["text"]
@@ -83,7 +71,7 @@ def test_text_prompt_and_a_valid_draft(fake_gemini: FakeGemini, make_gemini_clie
     record = draft.record(item)
     assert record.provenance.draft_model == "gemini:gemini-2.5-flash"
     # Nothing left to draft: a re-run makes no call.
-    assert run_drafting(store, "hotpotqa", client, check) == {}
+    assert run_drafting(store, "hotpotqa", client) == {}
     assert len(fake_gemini.requests) == 1
 
 
@@ -93,7 +81,7 @@ def test_an_invalid_draft_is_retried_once_with_the_problems(
     store.upsert_source_items([hotpot()])
     answers = iter([reply("q?", FLAT_SCHEMA, {"answer": "Oslo"}), reply("q?", GOOD_SCHEMA, GOOD_TRUTH)])
     fake_gemini.answer = lambda req: next(answers)
-    counts = run_drafting(store, "hotpotqa", make_gemini_client(fake_gemini, store=store), check)
+    counts = run_drafting(store, "hotpotqa", make_gemini_client(fake_gemini, store=store))
     assert counts == {"drafted_after_retry": 1}
     retry = fake_gemini.requests[1].body["contents"][0]["parts"][0]["text"]
     assert (
@@ -109,10 +97,12 @@ def test_twice_invalid_goes_to_curators_without_a_draft(
 ) -> None:
     store.upsert_source_items([hotpot(1), hotpot(2)])
     fake_gemini.answer = lambda req: reply("q?", GOOD_SCHEMA, {"observatory": 3})
-    counts = run_drafting(store, "hotpotqa", make_gemini_client(fake_gemini, store=store), check)
+    counts = run_drafting(store, "hotpotqa", make_gemini_client(fake_gemini, store=store))
     assert counts == {"no_draft_invalid": 2}
     draft = load_drafts(store.con, "hotpotqa")["h1"]
-    assert draft.status == "no_draft" and draft.attempts == 2 and draft.failures[0].code == "schema_mismatch"
+    assert (
+        draft.status == "no_draft" and draft.attempts == 2 and draft.failures[0].code == "ground_truth_schema_mismatch"
+    )
     with pytest.raises(ValueError, match="no draft"):
         draft.record(hotpot(1))
 
@@ -177,7 +167,7 @@ def test_batch_drafting(fake_gemini: FakeGemini, make_gemini_client, store: Stor
     def run() -> dict:
         client = make_gemini_client(fake_gemini, store=store, defer_misses=True)
         runner = BatchRunner(store, client, stage="draft", source="hotpotqa")
-        return run_drafting(store, "hotpotqa", client, check, batch=runner)
+        return run_drafting(store, "hotpotqa", client, batch=runner)
 
     assert run() == {"awaiting_batch": 2, "batch_jobs_submitted": 1}
     counts = run()
