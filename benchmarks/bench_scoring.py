@@ -30,6 +30,7 @@ from core.verdicts import ComplexityInfo, JudgeVerdict, ValidationReport
 from exports.release import write_release
 from scoring.evaluate import build_references, score_model
 from scoring.inputs import Predictions, load_predictions, load_release
+from scoring.suspects import find_suspects
 
 TARGET_SECONDS = 60.0
 LEVELS = ("easy", "medium", "hard")
@@ -194,6 +195,7 @@ def main() -> int:
     parser.add_argument("--models", type=int, default=21)
     parser.add_argument("--bootstrap", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--suspects", action="store_true", help="also time the suspect search over all models")
     args = parser.parse_args()
     rng = random.Random(args.seed)
 
@@ -218,6 +220,10 @@ def main() -> int:
         scored = time.perf_counter()
         summaries = [r.summary(samples=args.bootstrap, seed=42) for r in results]
         done, cpu_done = time.perf_counter(), time.process_time()
+        if args.suspects:
+            truths = {rid: r.ground_truth for rid, r in release.records.items()}
+            found = find_suspects(truths, predictions.by_model)
+            print(f"suspects: {len(found)} found in {time.perf_counter() - done:.2f} s (not part of the target)")
 
     pairs = args.models * len(release.records)
     total = done - start

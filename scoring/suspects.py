@@ -19,7 +19,7 @@ from typing import Any
 from scoring.paths import flatten
 from scoring.sob import NO_RESPONSE, parse_response
 from scoring.sted import sted
-from scoring.text import same_value
+from scoring.text import canonical, same_value
 
 DEFAULT_MIN_MODELS = 3
 DEFAULT_AGREE = 0.9
@@ -73,10 +73,20 @@ def find_suspect(
     if len(usable) < min_models:
         return None
     n = len(usable)
+    # Models often give the same answer: STED only between distinct answers (by canonical JSON).
+    spelled = [canonical(value) for _, value in usable]
+    distinct: dict[bytes, int] = {}
+    for i, key in enumerate(spelled):
+        distinct.setdefault(key, i)
+    pair: dict[tuple[bytes, bytes], float] = {}
     sim = [[1.0] * n for _ in range(n)]
     for i in range(n):
         for j in range(i + 1, n):
-            sim[i][j] = sim[j][i] = sted(usable[i][1], usable[j][1])
+            a, b = spelled[i], spelled[j]
+            if a != b:
+                if (a, b) not in pair:
+                    pair[a, b] = pair[b, a] = sted(usable[distinct[a]][1], usable[distinct[b]][1])
+                sim[i][j] = sim[j][i] = pair[a, b]
     support = [sum(1 for j in range(n) if sim[i][j] >= agree) for i in range(n)]
     best = max(range(n), key=lambda i: (support[i], sum(sim[i])))
     group = [j for j in range(n) if sim[best][j] >= agree]
