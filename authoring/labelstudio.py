@@ -45,6 +45,7 @@ from core.models import Provenance, Reason, Record, RecordState, SourceItem, utc
 from core.review import ReviewInfo, review_subject, subject_hash
 from core.store import StateChange, Store
 from validation.boundary import InputRejected, parse_json_text
+from validation.limits import MAX_STRING_CHARS
 
 STAGE = "authoring"  # reasons for editors that do not parse or validate
 CURATOR_STAGE = "curator"  # reasons the curator gave (reject, needs discussion)
@@ -555,6 +556,10 @@ def parse_annotation(result: Iterable[Mapping[str, Any]], context: str = "") -> 
     question = texts.get("question", "")
     if not question:
         problems.append(Reason(stage=STAGE, code="missing_question", message="question is empty", path="$.question"))
+    elif len(question) > MAX_STRING_CHARS:  # the input limit on any one value, before anything is stored
+        message = f"question has {len(question):,} characters (at most {MAX_STRING_CHARS:,})"
+        problems.append(Reason(stage=STAGE, code="value_too_long", message=message, path="$.question"))
+        question = question[:MAX_STRING_CHARS]
     schema = _parse_json_editor("json_schema", texts.get("json_schema", ""), problems)
     answer = _parse_json_editor("ground_truth", texts.get("ground_truth", ""), problems)
     if schema is not None and answer is not None:

@@ -117,6 +117,10 @@ def test_label_studio_editors_are_held_to_the_limits() -> None:
     assert deep.json_schema is None and [p.code for p in deep.problems] == ["too_deep"]
     huge = parse_annotation(annotation('{"type": "object"}', json.dumps({"a": "x" * (MAX_STRING_CHARS + 1)})))
     assert huge.ground_truth is None and [p.code for p in huge.problems] == ["value_too_long"]
+    long_question = annotation('{"type": "object"}', '{"a": 1}')
+    long_question[0]["value"]["text"] = ["Who? " * 30_000]
+    too_long = parse_annotation(long_question)
+    assert [p.code for p in too_long.problems] == ["value_too_long"] and len(too_long.question) == MAX_STRING_CHARS
     fine = parse_annotation(annotation('{"type": "object"}', '{"director": "Tim Burton"}'))
     assert fine.problems == [] and fine.ground_truth == {"director": "Tim Burton"}
 
