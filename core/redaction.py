@@ -43,9 +43,14 @@ def forget_registered_secrets() -> None:
 
 
 def configured_secrets() -> tuple[str, ...]:
-    values = {os.environ.get(name, "").strip() for name in SECRET_ENV}
     with _lock:
-        values |= _registered
+        registered = frozenset(_registered)
+    return _secrets(tuple(os.environ.get(name, "") for name in SECRET_ENV), registered)
+
+
+@lru_cache(maxsize=16)
+def _secrets(env_values: tuple[str, ...], registered: frozenset[str]) -> tuple[str, ...]:
+    values = {v.strip() for v in env_values} | registered
     # Longest first, so a secret that contains another is masked whole.
     return tuple(sorted((v for v in values if len(v) >= MIN_SECRET_LENGTH), key=lambda v: (-len(v), v)))
 
@@ -57,11 +62,18 @@ def _pattern(secrets: tuple[str, ...]) -> re.Pattern[str] | None:
     return re.compile("|".join(re.escape(s) for s in secrets))
 
 
-def redact(text: str | None) -> str | None:
-    """`text` with every configured secret replaced by `[REDACTED]` (None stays None)."""
+def redact(text: str | None, secrets: tuple[str, ...] | None = None) -> str | None:
+    """`text` with every configured secret replaced by `[REDACTED]` (None stays None).
+
+    `secrets`: a `configured_secrets()` read once for many texts (reading the environment costs
+    more than the masking itself).
+    """
     if not text:
         return text
-    pattern = _pattern(configured_secrets())
+    secrets = configured_secrets() if secrets is None else secrets
+    if not any(secret in text for secret in secrets):  # the common case, and a fast one
+        return text
+    pattern = _pattern(secrets)
     return pattern.sub(MASK, text) if pattern is not None else text
 
 

@@ -20,7 +20,7 @@ from pydantic import ValidationError
 
 from core.batching import batched
 from core.models import Reason, Record, RecordState, SourceItem, canonical_json, content_hash, utcnow
-from core.redaction import redact
+from core.redaction import configured_secrets, redact
 
 STORE_FILENAME = "curation.duckdb"
 WRITE_BATCH = 2000  # rows per transaction: bounds memory, and each batch commits on its own
@@ -290,9 +290,9 @@ def _open_error(workspace: Path, path: Path, exc: Exception) -> WorkspaceError:
     return StoreDamagedError(path, exc)
 
 
-def _json_or_none(value: Any) -> str | None:
+def _json_or_none(value: Any, secrets: tuple[str, ...] | None = None) -> str | None:
     """JSON text with every configured secret masked (reasons, verdicts and event details are stored so)."""
-    return None if value is None else redact(json.dumps(value, ensure_ascii=False, default=str))
+    return None if value is None else redact(json.dumps(value, ensure_ascii=False, default=str), secrets)
 
 
 class Store:
@@ -582,6 +582,7 @@ class Store:
         )
         rows, events = [], []
         now = utcnow()
+        secrets = configured_secrets()  # read once for the whole batch
         for change in changes:
             if change.record_id not in current:
                 raise KeyError(f"unknown record {change.record_id}")
@@ -591,9 +592,9 @@ class Store:
                     "record_id": change.record_id,
                     "state": str(change.to_state),
                     "record": change.record.model_dump_json() if change.record else None,
-                    "reasons": _json_or_none(reasons),
-                    "validation": _json_or_none(change.validation),
-                    "judge": _json_or_none(change.judge),
+                    "reasons": _json_or_none(reasons, secrets),
+                    "validation": _json_or_none(change.validation, secrets),
+                    "judge": _json_or_none(change.judge, secrets),
                     "updated_at": now,
                 }
             )
