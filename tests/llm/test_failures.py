@@ -238,3 +238,32 @@ def test_every_kind_has_a_documented_exit_code() -> None:
     for value in (codes.OK, codes.USAGE, codes.LLM_UNAVAILABLE, codes.LLM_REFUSED):
         assert f"- {value}:" in doc
     assert len({codes.OK, codes.UNEXPECTED, codes.USAGE, codes.LLM_UNAVAILABLE, codes.LLM_REFUSED}) == 5
+
+
+def test_an_unparsable_draft_is_asked_again_only_with_retry_failed(
+    fake_gemini: FakeGemini, make_gemini_client, store: Store
+) -> None:
+    store.upsert_source_items([hotpot(1)])
+    fake_gemini.answer = lambda req: "Here is a draft: the University of Oslo."
+    assert run_drafting(store, "hotpotqa", make_gemini_client(fake_gemini, store=store)) == {"no_draft_unparsable": 1}
+    paid = len(fake_gemini.requests)
+    fake_gemini.answer = lambda req: reply("q?", GOOD_SCHEMA, GOOD_TRUTH)
+    assert run_drafting(store, "hotpotqa", make_gemini_client(fake_gemini, store=store)) == {}
+    assert len(fake_gemini.requests) == paid
+    client = make_gemini_client(fake_gemini, store=store)
+    client.retry_failed = True
+    counts = run_drafting(store, "hotpotqa", client)
+    assert len(fake_gemini.requests) > paid and "no_draft_unparsable" not in counts
+    assert load_drafts(store.con, "hotpotqa")["h1"].reason != "unparsable"
+
+
+def test_an_openai_server_refusing_the_key_stops_at_the_first_call(
+    fake_openai, make_openai_client, store: Store, seed
+) -> None:
+    seed(store, 20)
+    fake_openai.fault = key_invalid(401)
+    client = make_openai_client(fake_openai, store=store, concurrency=8)
+    with pytest.raises(LLMStopped) as stopped:
+        run_llm_judging(store, "hotpotqa", LLMJudge(client), 60)
+    assert stopped.value.kind == "refused" and "HTTP 401" in str(stopped.value)
+    assert len(fake_openai.requests) == 1 and store.state_counts("hotpotqa")["validated"] == 19
