@@ -4,7 +4,9 @@ The server runs as a child process with its data dir in the workspace (`<workspa
 fixed user and API token created on first start (kept in `credentials.json` there, mode 0600; the
 LABEL_STUDIO_USERNAME / LABEL_STUDIO_PASSWORD / LABEL_STUDIO_USER_TOKEN variables override them),
 legacy API tokens enabled, sign-up without an invite link disabled, and the version check, Sentry error
-reporting and usage analytics turned off. `start()` waits for `/health` and checks that the server
+reporting and usage analytics turned off. It serves page images as local files from `<workspace>/media`
+(LABEL_STUDIO_LOCAL_FILES_SERVING_ENABLED / LABEL_STUDIO_LOCAL_FILES_DOCUMENT_ROOT).
+`start()` waits for `/health` and checks that the server
 took the port it asked for (Label Studio silently moves to the next free port otherwise); `stop()`
 interrupts it like Ctrl-C and waits, then terminates it.
 
@@ -125,8 +127,11 @@ class LabelStudioServer:
         host: str = "127.0.0.1",
         binary: str | os.PathLike[str] | None = None,
         startup_timeout_s: float = STARTUP_TIMEOUT_S,
+        files_root: Path | str | None = None,
     ) -> None:
         self.data_dir = Path(data_dir).resolve()
+        # What it may serve as local files (page images): `<workspace>/media` for a workspace's server.
+        self.files_root = Path(files_root).resolve() if files_root else self.data_dir.parent / "media"
         self.host = host
         self.port = port
         self.binary = binary
@@ -167,6 +172,10 @@ class LabelStudioServer:
                 "LABEL_STUDIO_FRONTEND_SENTRY_DSN": "",
                 "LABEL_STUDIO_FEATURE_FLAGS_OFFLINE": "true",
                 "SECRET_KEY": _secret_key(self.data_dir),
+                # Page images are served as local files from this folder only, and only under a
+                # local-files storage of the project (authoring.page_tasks creates it).
+                "LABEL_STUDIO_LOCAL_FILES_SERVING_ENABLED": "true",
+                "LABEL_STUDIO_LOCAL_FILES_DOCUMENT_ROOT": str(self.files_root),
                 "PYTHONUNBUFFERED": "1",
             }
         )
@@ -206,6 +215,7 @@ class LabelStudioServer:
                 "another port. Stop what uses it, or pick another port (--label-studio-port)."
             )
         self.data_dir.mkdir(parents=True, exist_ok=True)
+        self.files_root.mkdir(parents=True, exist_ok=True)
         self.credentials = load_or_create_credentials(self.data_dir)
         command = self.command()
         log = self.log_path.open("ab")
