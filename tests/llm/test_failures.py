@@ -267,3 +267,22 @@ def test_an_openai_server_refusing_the_key_stops_at_the_first_call(
         run_llm_judging(store, "hotpotqa", LLMJudge(client), 60)
     assert stopped.value.kind == "refused" and "HTTP 401" in str(stopped.value)
     assert len(fake_openai.requests) == 1 and store.state_counts("hotpotqa")["validated"] == 19
+
+
+def test_a_judge_that_times_out_leaves_the_record_waiting(
+    fake_gemini: FakeGemini, make_gemini_client, store: Store, seed
+) -> None:
+    records = seed(store, 3)
+    slow = records[1].input.question
+
+    def answer(req: ModelRequest) -> str | Reply:
+        if quoted_record(req)["question"] == slow:
+            return Reply(200, None, delay=3.0)  # past the client's timeout
+        return judge_answer()(req)
+
+    fake_gemini.answer = answer
+    client = make_gemini_client(fake_gemini, store=store, timeout_s=1.0, retry=ALWAYS_RETRY)
+    counts = run_llm_judging(store, "hotpotqa", LLMJudge(client), 60)
+    assert counts == {"accepted": 2, "judge_error": 1} and client.failures.counts == {"transient": 1}
+    [waiting] = store.records("hotpotqa", [RecordState.JUDGE_ERROR])
+    assert waiting.record.input.question == slow and waiting.reasons[0].code == "judge_unavailable"
