@@ -57,25 +57,27 @@ SOURCE_CARDS: dict[str, SourceCard] = {
 }""",
     ),
     "olmocr": SourceCard(
-        name="olmOCR mix",
-        pretty_name="SOB structured outputs: olmOCR documents (image)",
+        name="olmOCR-bench",
+        pretty_name="SOB structured outputs: olmOCR-bench documents (image)",
         license="odc-by",
         license_name="Open Data Commons Attribution License (ODC-By) v1.0",
         license_url="https://opendatacommons.org/licenses/by/1-0/",
-        homepage="https://huggingface.co/datasets/allenai/olmOCR-mix-0225",
+        homepage="https://huggingface.co/datasets/allenai/olmOCR-bench",
         task_categories=("image-text-to-text", "text-generation"),
-        tags=("structured-output", "json-schema", "json", "documents", "ocr", "pdf"),
-        description="PDF document pages from the olmOCR training mix (Allen Institute for AI); the context is "
-        "the page's transcription and `source_pdf` / `source_category` name the original document",
-        attribution="Document pages and their transcriptions come from the olmOCR mix by the Allen Institute "
-        "for AI (Poznanski et al., 2025), released under ODC-By 1.0. This derived dataset is released under "
-        "ODC-By 1.0 as well; attribute both when you use it. The underlying PDFs may be subject to their own "
-        "terms; see the olmOCR mix card.",
+        tags=("structured-output", "json-schema", "json", "documents", "ocr", "pdf", "olmocr-bench"),
+        description="single PDF pages of olmOCR-bench (`allenai/olmOCR-bench`, Allen Institute for AI: 1,403 PDFs "
+        "with 7,010 unit tests in seven categories); the context is the page's olmOCR transcript as corrected by a "
+        "curator against the page image, and `source_pdf` / `source_category` name the page and its category",
+        attribution="Document pages and their unit tests come from olmOCR-bench (`allenai/olmOCR-bench`) by the "
+        "Allen Institute for AI (Poznanski et al., 2025), released under ODC-By 1.0; transcripts were made with the "
+        "olmocr toolkit (Apache-2.0). This derived dataset is released under ODC-By 1.0 as well; attribute both "
+        "when you use it. The underlying PDFs may be subject to their own terms; see the olmOCR-bench card.",
         citation="""@article{poznanski2025olmocr,
   title   = {{olmOCR}: Unlocking Trillions of Tokens in {PDFs} with Vision Language Models},
   author  = {Poznanski, Jake and others},
   journal = {arXiv preprint arXiv:2502.18443},
-  year    = {2025}
+  year    = {2025},
+  note    = {olmOCR-bench: https://huggingface.co/datasets/allenai/olmOCR-bench}
 }""",
     ),
     "ami": SourceCard(

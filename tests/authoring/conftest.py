@@ -29,7 +29,9 @@ def label_studio_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[La
         import label_studio_sdk  # noqa: F401
     except ImportError:
         missing("label-studio-sdk is not installed: pip install -e '.[labelstudio]'")
-    server = LabelStudioServer(tmp_path_factory.mktemp("label-studio"), port=free_port())
+    # It serves local files (page images) from anywhere under the test session's temp folder.
+    root = tmp_path_factory.getbasetemp()
+    server = LabelStudioServer(tmp_path_factory.mktemp("label-studio"), port=free_port(), files_root=root)
     server.start()
     try:
         yield server
@@ -46,6 +48,7 @@ def ls_settings(label_studio_server: LabelStudioServer):
         url=label_studio_server.url,
         api_key=label_studio_server.api_key,
         project_title=f"test {uuid.uuid4().hex[:8]}: {{source}}",
+        local_files_root=str(label_studio_server.files_root),
     )
 
 
