@@ -33,7 +33,7 @@ from core.verdicts import ValidationFailure, ValidationReport
 
 STAGE = "draft"
 MIN_PROPERTIES = 3
-DRAFT_CODE_VERSION = "2"  # bump when the checks or the image tasks below change
+DRAFT_CODE_VERSION = "3"  # bump when the checks or the image tasks below change
 
 Validator = Callable[[Record], tuple[ValidationReport, dict[str, Any] | None]]
 
@@ -59,9 +59,10 @@ IMAGE_TASKS: list[tuple[str, str, str]] = [
     ),
     (
         "headers_footers",
-        "header/footer-aware reading",
-        "ask about the body text only, and separately about the running header, footer and page number, so "
-        "that mixing them up gives a wrong answer",
+        "content comprehension",
+        "ask about the body text only: the transcript leaves out running headers, footers and page numbers, as "
+        "olmOCR does, so ask about facts of the body that a header or footer could be mistaken for (titles, "
+        "dates, names, numbers)",
     ),
     (
         "old_scans",
@@ -70,7 +71,7 @@ IMAGE_TASKS: list[tuple[str, str, str]] = [
     ),
     (
         "long_tiny_text",
-        "dense text lookup",
+        "content comprehension",
         "ask for specific facts spread through the dense small print: names, numbers and dates with where they appear",
     ),
 ]
@@ -81,8 +82,14 @@ GENERIC_IMAGE_TASK = (
 )
 
 
+def _category(item: SourceItem) -> str:
+    """The olmOCR-bench category of a page: its test file stem (the loader's `bench_category`), else its folder."""
+    meta = item.metadata
+    return str(meta.get("bench_category") or meta.get("category") or item.source_id.split("/")[0])
+
+
 def image_task(item: SourceItem) -> tuple[str, str, str]:
-    category = str(item.metadata.get("category") or item.source_id.split("/")[0] or "").lower()
+    category = str(_category(item) or "").lower()
     name = f"{category} {item.source_id}".lower()
     for key, title, task in IMAGE_TASKS:
         if key in category or key in name:
@@ -210,7 +217,7 @@ def draft_user_prompt(item: SourceItem) -> str:
         )
     if item.source == "olmocr":
         _, title, task = image_task(item)
-        category = str(meta.get("category") or item.source_id.split("/")[0])
+        category = str(meta.get("source_category") or _category(item))
         return template.render(category=category, task=f"{title}: {task}", context=_quote(item.context))
     speakers = meta.get("num_speakers") or len(meta.get("speakers", [])) or "several"
     meeting = str(meta.get("meeting_id", item.source_id))

@@ -141,10 +141,28 @@ def test_image_tasks_follow_the_category() -> None:
     assert image_task(page("p.pdf", category="multi_column"))[1] == "reading order"
     assert image_task(page("p.pdf", category="old_scans_math"))[1] == "formula extraction"
     assert image_task(page("arxiv_math/p.pdf"))[1] == "formula extraction"
-    assert image_task(page("headers_footers/p.pdf"))[1] == "header/footer-aware reading"
+    assert image_task(page("headers_footers/p.pdf"))[1] == "content comprehension"
     assert image_task(page("old_scans/lincoln_letter.pdf"))[1] == "content comprehension"
+    # the loader's own category wins over a file at the tree's root
+    assert image_task(page("earnings.pdf", bench_category="table_tests"))[1] == "table lookup"
     user = draft_request(page("tables/abc.pdf")).user
     assert "table lookup" in user and "olmOCR" in user
+
+
+def test_image_house_rules_allow_every_question_kind_drafts_ask_for() -> None:
+    """The olmOCR labeling config's house rules and the draft prompt agree on the kinds of question."""
+    from annotation_ui_config import label_config
+    from authoring.drafts import GENERIC_IMAGE_TASK, IMAGE_TASKS
+
+    rules = label_config("olmocr")
+    kinds = {title for _, title, _ in [*IMAGE_TASKS, GENERIC_IMAGE_TASK]}
+    assert kinds == {"formula extraction", "table lookup", "reading order", "content comprehension"}
+    for kind in kinds - {"content comprehension"}:
+        assert kind in rules, kind
+    assert "comprehension of the body text" in rules
+    assert "never about its layout" not in rules  # reading order is a layout question SOB asks
+    # the transcript leaves headers and footers out, so no draft may ask about them
+    assert all("running header, footer" not in task for _, _, task in IMAGE_TASKS)
 
 
 def test_audio_prompt_asks_for_several_turns() -> None:
