@@ -40,6 +40,16 @@ def from_utf16(text: str, offset: int) -> int:
     return len(text)
 
 
+# -- labels ----------------------------------------------------------------------------------------------
+def label_of(path: str) -> str:
+    """A JSON path as a label: without the leading `$.` (Label Studio reads `$name` as a task-data variable)."""
+    return path[2:] if path.startswith("$.") else path
+
+
+def path_of(label: str) -> str:
+    return label if label.startswith("$") else "$." + label
+
+
 # -- what a task carries ------------------------------------------------------------------------------
 def leaf_paths(ground_truth: Any) -> list[str]:
     """The JSON paths a curator can mark evidence for: every leaf and every empty list, in document order."""
@@ -52,10 +62,11 @@ def leaf_paths(ground_truth: Any) -> list[str]:
 
 
 def label_options(ground_truth: Any, evidence: Mapping[str, Evidence] | None = None) -> list[dict[str, str]]:
-    """`evidence_paths` of a task: one dynamic label per path (the answer's leaves, then evidence-only paths)."""
+    """`evidence_paths` of a task: one dynamic label per path (the answer's leaves, then evidence-only paths),
+    written without the leading `$.` (`books[0].author`)."""
     paths = leaf_paths(ground_truth)
     paths += [p for p in (evidence or {}) if p not in paths]
-    return [{"value": path} for path in paths]
+    return [{"value": label_of(path)} for path in paths]
 
 
 def prefill(
@@ -90,7 +101,7 @@ def prefill(
                         "start": to_utf16(context, start),
                         "end": to_utf16(context, end),
                         "text": context[start:end],
-                        "labels": [path],
+                        "labels": [label_of(path)],
                     },
                 }
             )
@@ -124,7 +135,7 @@ def parse_evidence(
         if region.get("from_name") != EVIDENCE_SPAN_CONTROL:
             continue
         value = region.get("value") or {}
-        labels = [str(label) for label in value.get("labels") or []]
+        labels = [path_of(str(label)) for label in value.get("labels") or []]
         text = str(value.get("text") or "")
         if not labels:
             problems.append(_problem("evidence_unlabelled", f"a marked span ({text[:60]!r}) has no field path", "$"))

@@ -80,7 +80,7 @@ def region(path: str | None, start: int, end: int, text: str) -> dict:
 def test_spans_and_the_evidence_editor_become_evidence_by_path() -> None:
     js_start = to_utf16(CONTEXT, CONTEXT.index("University"))
     result = [
-        region("$.director", 0, 14, "Ingrid Solvang"),
+        region("director", 0, 14, "Ingrid Solvang"),  # as the label reads in Label Studio
         region("$.university", js_start, js_start + 18, "University of Oslo"),
     ]
     editor = json.dumps({"$.same": {"derived_from": ["$.a", "$.b"], "rule": "equal"}, "footnotes": "absent"})
@@ -119,8 +119,8 @@ def test_prefill_marks_located_spans_and_keeps_the_rest_in_the_editor() -> None:
     }
     regions, editor = prefill(CONTEXT, truth, evidence)
     marked = {r["value"]["labels"][0]: r["value"] for r in regions}
-    assert set(marked) == {"$.director", "$.start"}
-    start = marked["$.start"]
+    assert set(marked) == {"director", "start"}  # labels: paths without "$."
+    start = marked["start"]
     assert start["text"] == "1958" and start["start"] == to_utf16(CONTEXT, CONTEXT.index("1958"))
     rest = json.loads(editor)
     assert rest == {"$.same": {"sources": ["$.director"], "kind": "derived"}, "$.missing": "University of Bergen"}

@@ -12,7 +12,7 @@ import pytest
 
 from authoring import labelstudio as ls
 from authoring import ls_state
-from authoring.ls_evidence import to_utf16
+from authoring.ls_evidence import label_of, to_utf16
 from core.llm.cache import LLMCache
 from core.llm.client import LLMClient
 from core.llm.gemini_backend import GeminiBackend, GeminiSettings
@@ -71,7 +71,7 @@ def span(path: str, quote: str, context: str = CONTEXT) -> dict[str, Any]:
             "start": to_utf16(context, start),
             "end": to_utf16(context, start + len(quote)),
             "text": quote,
-            "labels": [path],
+            "labels": [label_of(path)],
         },
     }
 
@@ -116,11 +116,11 @@ def test_marked_spans_and_reviewer_flags_round_trip(
     ls.push_tasks(store, ls_session, "hotpotqa", {"h1": draft})
     row = the_task(store, ls_session)
     data = ls_session.client.tasks.get(id=row.task_id).data
-    assert [o["value"] for o in data["evidence_paths"]] == ["$.director", "$.university", "$.first_year"]
+    assert [o["value"] for o in data["evidence_paths"]] == ["director", "university", "first_year"]
     assert data["review_flags"].startswith("None")
     (prediction,) = ls_session.client.predictions.list(task=row.task_id)
     marked = {r["value"]["labels"][0]: r["value"]["text"] for r in prediction.result if r["type"] == "labels"}
-    assert marked == {"$.director": "Ingrid Solvang", "$.first_year": "1958"}
+    assert marked == {"director": "Ingrid Solvang", "first_year": "1958"}
 
     # The curator keeps the draft's spans, marks the university too and submits.
     spans = [

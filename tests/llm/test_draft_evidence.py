@@ -63,15 +63,11 @@ def test_the_draft_asks_for_evidence_and_keeps_it(fake_gemini: FakeGemini, make_
 
     # Label Studio: a label per path, the spans marked on the context, the derivation in the evidence editor.
     task = build_task(item(), draft.model_dump(mode="json"))
-    assert [o["value"] for o in task["data"]["evidence_paths"]] == [
-        "$.observatory",
-        "$.director",
-        "$.answer",
-        "$.same_person",
-    ]
+    # Labels are the paths without "$." (Label Studio would read "$name" as a task-data variable).
+    assert [o["value"] for o in task["data"]["evidence_paths"]] == ["observatory", "director", "answer", "same_person"]
     regions = {r["value"]["labels"][0]: r["value"] for r in task["predictions"][0]["result"] if r["type"] == "labels"}
-    assert regions["$.director"] == {"start": 0, "end": 14, "text": "Ingrid Solvang", "labels": ["$.director"]}
-    assert CONTEXT[regions["$.answer"]["start"] : regions["$.answer"]["end"]] == "University of Oslo"
+    assert regions["director"] == {"start": 0, "end": 14, "text": "Ingrid Solvang", "labels": ["director"]}
+    assert CONTEXT[regions["answer"]["start"] : regions["answer"]["end"]] == "University of Oslo"
     (editor,) = [r for r in task["predictions"][0]["result"] if r["from_name"] == "evidence"]
     assert '"derived"' in editor["value"]["text"][0] and "$.director" in editor["value"]["text"][0]
 
