@@ -859,6 +859,8 @@ def _take_page(
         item, parsed.evidence, context_correction = page_tasks.apply_transcript(
             item, annotation.get("result") or [], parsed.evidence, parsed.problems
         )
+        for outcome in page_tasks.correction_outcomes(context_correction):  # reported in the run's pull line
+            result.counts[outcome] += 1
         annotator = _annotator(annotation.get("completed_by"), users)
         question = parsed.question or row.pushed_question or item.question or f"(no question yet for {item.source_id})"
         record = Record.build(

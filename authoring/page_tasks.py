@@ -200,6 +200,16 @@ def remap_evidence(evidence: Mapping[str, Evidence], original: str, corrected: s
     return out
 
 
+def correction_outcomes(summary: Mapping[str, Any] | None) -> list[str]:
+    """What a pull reports about a correction: that there was one, and whether the page's tests fail on it."""
+    if summary is None:
+        return []
+    outcomes = ["ocr_transcript_corrected"]
+    if summary.get("bench_tests") and summary.get("bench_passed_corrected", 0) < summary["bench_tests"]:
+        outcomes.append("corrected_transcript_fails_bench_tests")
+    return outcomes
+
+
 def apply_transcript(
     item: SourceItem, result: Iterable[Mapping[str, Any]], evidence: Mapping[str, Evidence], problems: list[Reason]
 ) -> tuple[SourceItem, dict[str, Evidence], dict[str, Any] | None]:

@@ -121,7 +121,9 @@ def test_curator_sees_the_page_corrects_one_ocr_word_and_the_release_holds_it(
         page.close()
 
         pulled = ls.pull_annotations(store, ls_session, "olmocr")
-        assert pulled.counts["authored"] == 1
+        assert pulled.counts["authored"] == 1 and pulled.counts["ocr_transcript_corrected"] == 1
+        # reported: the corrected date still lacks the full stop the page shows, so one page test fails
+        assert pulled.counts["corrected_transcript_fails_bench_tests"] == 1
         (stored,) = list(store.records("olmocr"))
         record = stored.record
         assert "January 10th 1864" in record.input.context and "January 15th" not in record.input.context

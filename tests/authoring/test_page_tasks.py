@@ -12,6 +12,7 @@ from authoring.page_tasks import (
     LOCAL_FILES_URL,
     PageImageError,
     apply_transcript,
+    correction_outcomes,
     page_urls,
     remap_evidence,
     transcript_text,
@@ -72,6 +73,7 @@ def test_a_correction_that_fixes_the_page_passes_its_tests_and_is_kept_in_proven
     assert "-January 15th, 1864" in summary["diff"] and "+January 10th 1864." in summary["diff"]
     assert (summary["bench_tests"], summary["bench_passed_ocr"], summary["bench_passed_corrected"]) == (3, 2, 3)
     assert summary["bench_failed_corrected"] == [] and summary["bench_pass_rate_corrected"] == 1.0
+    assert correction_outcomes(summary) == ["ocr_transcript_corrected"]
 
 
 def test_a_wrong_correction_is_reported_by_the_pages_tests(lincoln) -> None:
@@ -81,6 +83,8 @@ def test_a_wrong_correction_is_reported_by_the_pages_tests(lincoln) -> None:
     assert "Tremble" in new_item.context
     assert summary["bench_passed_ocr"] == 2 and summary["bench_passed_corrected"] == 1
     assert summary["bench_failed_corrected"] == ["lincoln_letter_minediff_00", "lincoln_letter_minediff_01"]
+    assert correction_outcomes(summary) == ["ocr_transcript_corrected", "corrected_transcript_fails_bench_tests"]
+    assert correction_outcomes(None) == []
 
 
 def test_an_untouched_or_missing_transcript_keeps_the_ocr_and_an_emptied_one_goes_back(lincoln) -> None:
