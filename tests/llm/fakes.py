@@ -66,9 +66,11 @@ class ModelRequest:
 
 
 def judge_answer(scores: dict[str, int] | int = 90) -> Callable[[ModelRequest], str]:
-    """An answerer that scores every dimension the reply schema asks for."""
+    """An answerer that scores every dimension the reply schema asks for (and raises no reviewer flag)."""
 
     def answer(req: ModelRequest) -> str:
+        if req.properties == ["flags"]:  # the reviewer pass (judge/reviewer.py): a reviewer that finds nothing
+            return json.dumps({"flags": []})
         out = {}
         for dim in req.properties:
             score = scores if isinstance(scores, int) else scores.get(dim, 90)

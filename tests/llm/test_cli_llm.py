@@ -18,11 +18,14 @@ def test_gemini_judge_through_the_cli_is_cached_across_runs(
     out = capsys.readouterr().out
     assert "judge" in out and "call(s)" in out and "test-key-not-real" not in out
     calls = fake_gemini.total_model_calls
-    assert calls == 8  # one per validated record
+    assert calls == 16  # per validated record: the reviewer pass (on by default once a key is set) and the judge
+    assert "reviewed:   clean 8" in out
     with Store.open(ws) as store:
         assert store.state_counts("hotpotqa") == {"accepted": 8, "rejected": 2}
         usage = store.con.execute("SELECT sum(calls) FROM llm_usage WHERE stage = 'judge'").fetchone()[0]
         assert usage == 8
+        reviews = store.con.execute("SELECT sum(calls), min(model) FROM llm_usage WHERE stage = 'review'").fetchone()
+        assert reviews == (8, "gemini-2.5-flash")
     manifest = (Path(ws) / "releases" / "default" / "0.1.0" / "manifest.json").read_text()
     assert "gemini:gemini-2.5-pro" in manifest and "test-key-not-real" not in manifest
 
@@ -37,7 +40,7 @@ def test_prefilter_spares_calls_for_records_the_heuristic_rejects(tmp_path: Path
     monkeypatch.setenv("GEMINI_API_KEY", "test-key-not-real")
     ws = str(tmp_path / "ws")
     args = ["--source", "hotpotqa", "--sample", "--workspace", ws, "--llm-base-url", fake_gemini.url]
-    assert main([*args, "--judge", "gemini", "--prefilter"]) == 0
+    assert main([*args, "--judge", "gemini", "--prefilter", "--no-review"]) == 0
     assert fake_gemini.total_model_calls == 6  # the two the heuristic rejects are never sent
     with Store.open(ws) as store:
         assert store.state_counts("hotpotqa") == {"accepted": 6, "rejected": 4}
@@ -50,7 +53,8 @@ def test_records_the_heuristic_accepted_are_judged_again_by_the_llm_judge(
 
     ws = str(tmp_path / "ws")
     args = ["--source", "hotpotqa", "--sample", "--workspace", ws]
-    assert main([*args, "--judge", "heuristic", "--release", "0.1.0", "--allow-unreviewed"]) == 0
+    heuristic = ["--judge", "heuristic", "--no-review", "--release", "0.1.0", "--allow-unreviewed"]
+    assert main([*args, *heuristic]) == 0
     monkeypatch.setenv("GEMINI_API_KEY", "test-key-not-real")
     assert main([*args, "--judge", "gemini", "--llm-base-url", fake_gemini.url, "--release", "0.2.0"]) == 0
     manifest = json.loads((Path(ws) / "releases" / "default" / "0.2.0" / "manifest.json").read_text())
