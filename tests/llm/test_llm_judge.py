@@ -18,12 +18,12 @@ OK_REPORT = ValidationReport(passed=True)
 
 
 def test_verdict_name_version_and_threshold(fake_gemini: FakeGemini, make_gemini_client) -> None:
-    fake_gemini.answer = judge_answer({"accuracy": 95, "grounding": 59, "schema_quality": 80})
+    fake_gemini.answer = judge_answer({"accuracy": 95, "grounding": 59, "schema_quality": 80, "question_quality": 70})
     judge = LLMJudge(make_gemini_client(fake_gemini))
     assert judge.name == "gemini:gemini-2.5-pro"
     assert judge.version == judge_prompt_version() and judge.version.startswith(f"rubric-{RUBRIC_VERSION}/prompt-")
     verdict = judge.judge(make_record(1), OK_REPORT, 60)
-    assert verdict.scores == {"accuracy": 95, "grounding": 59, "schema_quality": 80}
+    assert verdict.scores == {"accuracy": 95, "grounding": 59, "schema_quality": 80, "question_quality": 70}
     assert verdict.rationales["grounding"] == "grounding looks right."
     assert verdict.failing_dimensions() == ["grounding"] and verdict.threshold == 60
     assert judge.judge(make_record(1), OK_REPORT, 50).passed  # cached scores, another threshold
@@ -32,7 +32,7 @@ def test_verdict_name_version_and_threshold(fake_gemini: FakeGemini, make_gemini
 def test_audio_adds_multi_turn(fake_gemini: FakeGemini, make_gemini_client) -> None:
     judge = LLMJudge(make_gemini_client(fake_gemini))
     verdict = judge.judge(make_record(1, source="ami"), OK_REPORT, 60)
-    assert set(verdict.scores) == {"accuracy", "grounding", "schema_quality", "multi_turn"}
+    assert set(verdict.scores) == {"accuracy", "grounding", "schema_quality", "question_quality", "multi_turn"}
     schema = fake_gemini.requests[0].body["generationConfig"]["responseJsonSchema"]
     assert "multi_turn" in schema["required"]
     assert "multi_turn" in fake_gemini.requests[0].body["systemInstruction"]["parts"][0]["text"]
@@ -171,3 +171,20 @@ def test_rpm_limit_spaces_calls(fake_gemini: FakeGemini) -> None:
     started = time.monotonic()
     list(judge.judge_iter([make_record(i) for i in range(4)], 60))
     assert time.monotonic() - started >= 0.9  # 2 per second after a burst of 2
+
+
+def test_prompt_bands_meet_at_the_threshold_and_the_judge_sees_the_evidence(
+    fake_gemini: FakeGemini, make_gemini_client
+) -> None:
+    from core.evidence import parse_evidence
+
+    judge = LLMJudge(make_gemini_client(fake_gemini))
+    record = make_record(1)
+    record.output.evidence = {"$.x": parse_evidence("quoted words"), "$.y": parse_evidence("absent")}
+    judge.judge(record, OK_REPORT, 60)
+    body = fake_gemini.requests[0].body
+    system = body["systemInstruction"]["parts"][0]["text"]
+    assert "60-89" in system and "30-59" in system and "40-69" not in system  # no band straddles 60
+    assert "question_quality" in system and "reviewer_flags" in system
+    user = body["contents"][0]["parts"][0]["text"]
+    assert '"evidence"' in user and "quoted words" in user and '"absent"' in user
