@@ -95,6 +95,13 @@ def quote_record(record: Record) -> str:
             | ({"kind": e.kind})
             for path, e in record.output.evidence.items()
         }
+    review = record.provenance.review
+    if review is not None and review.flags:
+        data["reviewer_flags"] = [
+            {"code": f.code, "path": f.path, "reason": f.reason, "status": f.status}
+            | ({"curator_note": f.note} if f.note else {})
+            for f in review.flags
+        ]
     data["context"] = record.input.context
     return json.dumps(data, ensure_ascii=False, indent=1).replace("<", "\\u003c")
 

@@ -188,3 +188,25 @@ def test_prompt_bands_meet_at_the_threshold_and_the_judge_sees_the_evidence(
     assert "question_quality" in system and "reviewer_flags" in system
     user = body["contents"][0]["parts"][0]["text"]
     assert '"evidence"' in user and "quoted words" in user and '"absent"' in user
+
+
+def test_the_judge_sees_reviewer_flags_and_the_curators_answers(fake_gemini: FakeGemini, make_gemini_client) -> None:
+    from core.models import utcnow
+    from core.review import ReviewFlag, ReviewInfo
+
+    judge = LLMJudge(make_gemini_client(fake_gemini))
+    record = make_record(2)
+    flag = ReviewFlag(
+        id="R1",
+        code="ambiguous_question",
+        path="$",
+        reason="two readings",
+        status="dismissed",
+        note="the context settles it",
+    )
+    record.provenance.review = ReviewInfo(
+        reviewer="gemini:gemini-2.5-flash", version="1", reviewed_at=utcnow(), subject_hash="x", flags=[flag]
+    )
+    judge.judge(record, OK_REPORT, 60)
+    user = fake_gemini.requests[0].body["contents"][0]["parts"][0]["text"]
+    assert '"reviewer_flags"' in user and "two readings" in user and "the context settles it" in user
