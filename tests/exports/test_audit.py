@@ -147,3 +147,15 @@ def test_the_next_release_card_and_manifest_carry_the_audit_beside_sob(store, wo
     assert f"audit `{aid}`" in card and "Our residual error rate" in card and "SOB estimated about 3%" in card
     assert incorrect >= 1 and sum(manifest["splits"].values()) == 39  # the wrong record left the release
     assert wrong in ids
+
+
+def test_the_cli_audit_needs_label_studio_and_says_how(tmp_path: Path, capsys) -> None:
+    from build_split.cli import main
+
+    ws = str(tmp_path / "ws")
+    args = ["--source", "hotpotqa", "--sample", "--workspace", ws, "--judge", "heuristic", "--no-review"]
+    assert main([*args, "--audit", "5", "--rounds", "2", "--allow-unreviewed"]) == 2
+    err = capsys.readouterr().err
+    assert "--audit needs Label Studio" in err and "--start-label-studio" in err
+    assert main([*args, "--audit", "0"]) == 2
+    assert "--audit" in capsys.readouterr().err
