@@ -118,7 +118,10 @@ def state_of(store: Store, record_id: str) -> tuple[RecordState, list[Reason]]:
 def test_every_config_keeps_the_control_contract(source: str) -> None:
     root = ET.fromstring(label_config(source))
     textareas = {el.get("name") for el in root.iter("TextArea")}
-    assert textareas == set(TEXT_CONTROLS)
+    # olmOCR-bench: the page image and the editable OCR transcript (authoring/page_tasks.py)
+    assert textareas == set(TEXT_CONTROLS) | ({"transcript"} if source == "olmocr" else set())
+    images = [el.get("valueList") for el in root.iter("Image")]
+    assert images == (["$pages"] if source == "olmocr" else [])
     (choices,) = [el for el in root.iter("Choices")]
     assert choices.get("name") == "verdict"
     assert tuple(el.get("value") for el in choices.iter("Choice")) == VERDICTS
