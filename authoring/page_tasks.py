@@ -161,9 +161,11 @@ def correction(item: SourceItem, corrected: str) -> dict[str, Any]:
     records = item.metadata.get(BENCH_TESTS_KEY) or []
     if records:
         tests = bench_tests_from_records(records)
-        # A transcript is the whole document; olmOCR-bench pages are single pages, so page 1 holds it.
-        before = score_pages(tests, {1: original})
-        after = score_pages(tests, {1: corrected})
+        # A transcript is the whole document (olmOCR-bench pages are single pages): every page's tests
+        # run on all of it, the OCR's and the correction's alike.
+        pages = {int(t.page) for t in tests}
+        before = score_pages(tests, dict.fromkeys(pages, original))
+        after = score_pages(tests, dict.fromkeys(pages, corrected))
         summary.update(
             bench_tests=after.total,
             bench_passed_ocr=before.passed,
