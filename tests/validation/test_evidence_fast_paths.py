@@ -1,0 +1,61 @@
+"""The fast paths of validation/evidence.py find exactly what the regular expressions they replace find."""
+
+from __future__ import annotations
+
+import random
+import re
+
+import pytest
+
+from validation import evidence
+
+# Characters chosen to hit the edge cases: case, word boundaries ("_" is a word character), runs of
+# whitespace of several kinds, digit groups, signs, and non-ASCII letters and digits (the regex path).
+ALPHABET = "aAbBcC __-.,\t\n\x1c0123456789é٣"
+REFERENCE_NUMBER = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?")
+
+
+def _texts(seed: int, count: int, longest: int) -> list[str]:
+    rng = random.Random(seed)
+    return ["".join(rng.choice(ALPHABET) for _ in range(rng.randint(0, longest))) for _ in range(count)]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_phrase_places_equal_the_phrase_pattern(seed: int) -> None:
+    texts = _texts(seed, 400, 40)
+    rng = random.Random(seed + 100)
+    for text in texts:
+        for _ in range(5):
+            # a phrase cut from the text (so it is often found), or from another text
+            source = text if rng.random() < 0.7 else rng.choice(texts)
+            start = rng.randint(0, len(source))
+            phrase = source[start : start + rng.randint(1, 8)].strip()
+            if not phrase:
+                continue
+            if rng.random() < 0.3:
+                phrase = phrase.swapcase()
+            expected = [m.span() for m in evidence._phrase_pattern(phrase).finditer(text)][: evidence.MAX_OCCURRENCES]
+            assert evidence._phrase_places(phrase, text) == expected, (phrase, text)
+
+
+def test_phrase_places_stop_at_the_occurrence_limit() -> None:
+    text = "Ab ab " * (evidence.MAX_OCCURRENCES + 10)
+    assert len(evidence._phrase_places("ab", text)) == evidence.MAX_OCCURRENCES
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_whole_word_search_equals_the_regex(seed: int) -> None:
+    rng = random.Random(seed)
+    for text in _texts(seed, 2000, 30):
+        needle = text[rng.randint(0, len(text)) :][: rng.randint(1, 5)] or "a"
+        expected = re.search(rf"(?<!\w){re.escape(needle)}(?!\w)", text) is not None
+        assert evidence._whole_word_in(text, needle) == expected, (needle, text)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_number_tokens_equal_the_reference_pattern(seed: int) -> None:
+    for text in _texts(seed, 3000, 20):
+        expected = [m.span() for m in REFERENCE_NUMBER.finditer(text)]
+        found = (evidence._ASCII_NUMBER_TOKEN if text.isascii() else evidence._NUMBER_TOKEN).finditer(text)
+        assert [m.span() for m in found] == expected, text
+        assert [m.span() for m in evidence._NUMBER_TOKEN.finditer(text)] == expected, text
