@@ -196,12 +196,10 @@ class LabelStudioServer:
             str(self.port),
             "--data-dir",
             str(self.data_dir),
-            "--username",
-            self.credentials.username,
-            "--password",
-            self.credentials.password,
-            "--user-token",
-            self.credentials.token,
+            # `--name=value`: a generated password may start with "-", which argparse takes for an option.
+            f"--username={self.credentials.username}",
+            f"--password={self.credentials.password}",
+            f"--user-token={self.credentials.token}",
             "--enable-legacy-api-token",
         ]
 
