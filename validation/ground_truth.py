@@ -7,6 +7,7 @@ import json
 import re
 from typing import Any
 
+import jsonschema_rs
 from jsonschema import Draft202012Validator
 from referencing import Registry
 from referencing.exceptions import Unresolvable
@@ -35,6 +36,72 @@ def compiled_validator(schema: dict[str, Any], *, key: str | None = None) -> Dra
     return validator
 
 
+# Keywords whose meaning jsonschema-rs shares with `jsonschema` exactly (tests/validation/test_fast_validator.py
+# checks them side by side). A schema with any other keyword ($ref, pattern, format, multipleOf, enum of
+# numbers, ...) is only ever checked by `jsonschema`.
+_FAST_KEYWORDS = frozenset(
+    {
+        "type", "properties", "required", "additionalProperties", "items", "prefixItems", "minItems", "maxItems",
+        "minLength", "maxLength", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "minProperties",
+        "maxProperties", "anyOf", "allOf", "oneOf", "not", "enum", "const", "description", "title", "default",
+        "examples", "$comment",
+    }
+)  # fmt: skip
+_ANNOTATIONS = ("description", "title", "default", "examples", "$comment")
+# Only validators are cached here; an unsupported schema is remembered as False.
+_fast_validators: BoundedCache[Any] = BoundedCache(4096)
+
+
+def _fast_validator(schema: dict[str, Any], key: str | None) -> Any:
+    """A compiled jsonschema-rs validator when the schema uses only keywords both libraries read alike, else
+    None. It only answers "valid?": the errors themselves always come from `jsonschema`."""
+    if key is None:
+        return None
+    cached = _fast_validators.get(key)
+    if cached is not None:
+        return cached or None
+    validator: Any = False
+    if _fast_supported(schema):
+        try:
+            validator = jsonschema_rs.Draft202012Validator(_copy(schema), validate_formats=False)
+        except (ValueError, jsonschema_rs.ValidationError):
+            validator = False
+    _fast_validators.put(key, validator)
+    return validator or None
+
+
+def _fast_supported(schema: Any) -> bool:
+    stack = [schema]
+    while stack:
+        node = stack.pop()
+        if not isinstance(node, dict):
+            return False  # boolean schemas and anything odd: `jsonschema` alone
+        for keyword, value in node.items():
+            if keyword not in _FAST_KEYWORDS:
+                return False
+            if keyword in _ANNOTATIONS:
+                continue
+            if keyword == "properties":
+                if not isinstance(value, dict):
+                    return False
+                stack.extend(value.values())
+            elif keyword in ("anyOf", "allOf", "oneOf", "prefixItems"):
+                if not isinstance(value, list):
+                    return False
+                stack.extend(value)
+            elif keyword in ("items", "not") or (keyword == "additionalProperties" and not isinstance(value, bool)):
+                stack.append(value)
+            elif keyword == "enum" and not (isinstance(value, list) and all(isinstance(v, str) for v in value)):
+                return False  # 1 == 1.0 == True questions: strings only
+            elif keyword == "const" and not isinstance(value, str):
+                return False
+            elif keyword == "type" and not (
+                isinstance(value, str) or (isinstance(value, list) and all(isinstance(v, str) for v in value))
+            ):
+                return False
+    return True
+
+
 def _copy(schema: dict[str, Any]) -> dict[str, Any]:
     try:
         return json.loads(json.dumps(schema))  # several times faster than deepcopy; keeps key order
@@ -46,6 +113,13 @@ def check_ground_truth(ground_truth: Any, schema: dict[str, Any], *, key: str | 
     """Validate with formats off (a `format: date` mismatch is the judge's business, not a rejection).
     The schema should have passed `check_schema`; a schema that still breaks the validator is reported,
     never raised, so one bad record cannot stop a batch."""
+    fast = _fast_validator(schema, key)
+    if fast is not None:
+        try:
+            if fast.is_valid(ground_truth):
+                return []
+        except (ValueError, OverflowError):
+            pass  # a value jsonschema-rs cannot read (huge integer, non-JSON type): `jsonschema` decides
     validator = compiled_validator(schema, key=key)
     try:
         return [_failure(error) for error in validator.iter_errors(ground_truth)]
