@@ -903,6 +903,13 @@ def _take_page(
             to_upsert.setdefault(RecordState.AUTHORED, []).append(record)
             reaccept.append(rid)
             status = ls_state.AUTHORED
+            earlier = previous.get(row.record_id or "")
+            if earlier is not None and earlier.provenance.review and earlier.provenance.review.open_flags:
+                # The flags box is cleared and the curator told what happens next.
+                feedback = (
+                    f"The reviewer's flags are resolved (annotation {annotation['id']}): the record goes on to "
+                    "validation and the judge."
+                )
         if row.record_id and row.record_id != rid:
             superseded.append((row.record_id, rid, row.task_id))
         outcomes.append(

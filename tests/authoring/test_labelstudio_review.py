@@ -168,6 +168,9 @@ def test_marked_spans_and_reviewer_flags_round_trip(
     note = "R1 dismissed: the question asks from when, so the first year 1958 is the one answer"
     ls_session.client.annotations.update(id=first.id, result=result(ANSWER, spans, resolutions=note))
     assert ls.pull_annotations(store, ls_session, "hotpotqa").counts["authored"] == 1
+    data = ls_session.client.tasks.get(id=row.task_id).data
+    assert data["review_flags"].startswith("None") and "flags are resolved" in data["feedback"]
+    assert the_task(store, ls_session).status == ls_state.AUTHORED
     assert run_validation(store, "hotpotqa") == {"validated": 1}
     calls = fake_gemini.total_model_calls
     assert run_review(store, "hotpotqa", reviewer(fake_gemini, store)) == {}
