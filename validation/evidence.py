@@ -37,6 +37,8 @@ from validation.normalise import matches_normalised, number_readings, same_numbe
 
 CHECK = "evidence"
 MAX_OCCURRENCES = 64
+MAX_NUMBER_RUNS = 256  # runs of digits scanned for one value before scanning every number of the text once
+_RUN_CHARS = frozenset("0123456789.,")
 ANCHOR_KEYS = (
     "name", "title", "full_name", "person", "entity", "company", "organization", "organisation", "player", "team",
     "film", "book", "movie", "band", "album", "song", "city", "country", "place", "route", "code", "label",
@@ -230,7 +232,7 @@ def _occurrences(value: Any, ctx: NormalizedContext) -> list[tuple[int, int, str
             ]
         return [(start, end, "span") for start, end in _phrase_places(stripped, text)]
     number = Decimal(value) if isinstance(value, int) else Decimal(repr(value))
-    found = [(start, end, "span") for start, end in _number_index(text).get(number, ())][:MAX_OCCURRENCES]
+    found = [(start, end, "span") for start, end in _number_places(text, number)][:MAX_OCCURRENCES]
     if not found:  # 0.736 for "73.6%"
         found = [
             (s, e, "normalised") for s, e, v in _number_tokens(text) if text[e : e + 1] == "%" and v / 100 == number
@@ -308,10 +310,46 @@ def _number_index(text: str) -> dict[Decimal, list[tuple[int, int]]]:
     return index
 
 
+def _number_places(text: str, number: Decimal) -> list[tuple[int, int]]:
+    """`_number_index(text)[number]` without reading every number of the text: a number token with this value
+    holds its integer part spelled plain or comma-grouped (after any leading zeros), so only the runs of
+    digits, commas and periods around those spellings are scanned, as the whole-text scan would scan them
+    (a token never spans a character outside such a run). ASCII text only; other text is scanned whole."""
+    if not number.is_finite():
+        return []  # no token has an infinite or NaN value
+    if not text.isascii():
+        return _number_index(text).get(number, [])
+    whole = int(abs(number))
+    runs: set[tuple[int, int]] = set()
+    for spelling in {str(whole), f"{whole:,}"}:
+        hit = text.find(spelling)
+        while hit >= 0:
+            if len(runs) > MAX_NUMBER_RUNS:
+                return _number_index(text).get(number, [])  # a text of numbers: one scan of them all
+            start, end = hit, hit + len(spelling)
+            while start and text[start - 1] in _RUN_CHARS:
+                start -= 1
+            while end < len(text) and text[end] in _RUN_CHARS:
+                end += 1
+            runs.add((start, end))
+            hit = text.find(spelling, end)
+    return [
+        (start, end)
+        for run in sorted(runs)
+        for start, end, value in _scan_numbers(text, _ASCII_NUMBER_TOKEN, *run)
+        if value == number
+    ]
+
+
 @lru_cache(maxsize=64)
 def _number_tokens(text: str) -> tuple[tuple[int, int, Decimal], ...]:
+    return tuple(_scan_numbers(text, _ASCII_NUMBER_TOKEN if text.isascii() else _NUMBER_TOKEN, 0, len(text)))
+
+
+def _scan_numbers(text: str, pattern: re.Pattern[str], begin: int, stop: int) -> list[tuple[int, int, Decimal]]:
+    """(start, end, signed value) of the number tokens between begin and stop."""
     tokens = []
-    for match in (_ASCII_NUMBER_TOKEN if text.isascii() else _NUMBER_TOKEN).finditer(text):
+    for match in pattern.finditer(text, begin, stop):
         start = match.start()
         if start and (
             text[start - 1].isalnum()
@@ -323,7 +361,7 @@ def _number_tokens(text: str) -> tuple[tuple[int, int, Decimal], ...]:
             continue  # glued to letters ("B12", "3rd" are no numbers of the answer)
         value = Decimal(match.group().replace(",", ""))
         tokens.append((start, match.end(), -value if is_negative_at(text, start) else value))
-    return tuple(tokens)
+    return tokens
 
 
 @lru_cache(maxsize=64)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 import re
+from decimal import Decimal
 
 import pytest
 
@@ -59,3 +60,23 @@ def test_number_tokens_equal_the_reference_pattern(seed: int) -> None:
         found = (evidence._ASCII_NUMBER_TOKEN if text.isascii() else evidence._NUMBER_TOKEN).finditer(text)
         assert [m.span() for m in found] == expected, text
         assert [m.span() for m in evidence._NUMBER_TOKEN.finditer(text)] == expected, text
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_number_places_equal_the_whole_text_index(seed: int) -> None:
+    rng = random.Random(seed)
+    digits = "0012345,.,. -a%k"
+    for _ in range(3000):
+        text = "".join(rng.choice(digits) for _ in range(rng.randint(0, 24)))
+        index = evidence._number_index.__wrapped__(text)
+        wanted = [rng.choice(list(index))] if index and rng.random() < 0.6 else []
+        wanted.append(Decimal(rng.choice(["0", "1", "5", "-5", "0.5", "12", "1500", "-0.0", "100"])))
+        for number in wanted:
+            assert evidence._number_places(text, number) == index.get(number, []), (text, number)
+
+
+def test_number_places_of_non_finite_numbers_and_number_heavy_texts() -> None:
+    assert evidence._number_places("inf nan 1", Decimal("Infinity")) == []
+    text = " ".join(["7"] * (evidence.MAX_NUMBER_RUNS + 50)) + " 7,000"
+    assert evidence._number_places(text, Decimal(7)) == evidence._number_index(text)[Decimal(7)]
+    assert evidence._number_places(text, Decimal(7000)) == [(len(text) - 5, len(text))]
