@@ -237,6 +237,7 @@ def run(options: RunOptions, echo: Callable[[str], None] = print) -> RunSummary:
         elif options.release:
             from exports.release import write_release
             from exports.review import refusal, review_of
+            from scoring.release_numbers import curation_numbers
 
             review = review_of(store, options.source)
             refused = refusal(review, options.release, options.source)
@@ -256,6 +257,7 @@ def run(options: RunOptions, echo: Callable[[str], None] = print) -> RunSummary:
                 toolkit_version=TOOLKIT_VERSION,
                 rubric_version=RUBRIC_VERSION,
                 review=review.as_manifest(options.allow_unreviewed),
+                curation=curation_numbers(store, options.source),
                 test_size=options.test_size,
             )
             summary.release_path = result.path

@@ -123,6 +123,7 @@ def write_release(
     plots: bool = True,
     review: dict[str, Any] | None = None,
     test_size: int | None = None,
+    curation: dict[str, Any] | None = None,
 ) -> ReleaseResult:
     """Release the ACCEPTED records of `source` as `version` of its config (see module docstring).
 
@@ -206,6 +207,10 @@ def write_release(
         )
         audit = audit_summary(store, source)  # the residual-error audit, beside SOB's own figure
         card_text = card_text.rstrip("\n") + "\n\n" + audit_card_section(audit)
+        if curation is not None:  # scoring/release_numbers.py: how the drafts shaped the answers, flags, budget
+            from scoring.release_numbers import card_section as curation_card_section
+
+            card_text += "\n" + curation_card_section(curation)
         card_bytes = card_text.encode("utf-8")
         _write_file(tmp / "README.md", card_bytes)
         manifest = build_manifest(
@@ -230,6 +235,8 @@ def write_release(
             review=review,
         )
         manifest["residual_error_audit"] = audit_manifest_entry(audit)
+        if curation is not None:
+            manifest["curation"] = curation
         manifest_text = json.dumps(manifest, indent=2, ensure_ascii=False) + "\n"
         _write_file(tmp / "manifest.json", manifest_text.encode("utf-8"))
         for rel in assets:

@@ -59,3 +59,21 @@ def test_a_changed_threshold_is_applied_to_the_stored_scores(tmp_path: Path) -> 
     # And back down: records rejected only for their scores are accepted again.
     assert main([*base, "--threshold", "60", "--release", "0.3.0"]) == 0
     assert _manifest(ws, "0.3.0")["num_records"] == _manifest(ws, "0.1.0")["num_records"]
+
+
+def test_the_card_and_manifest_report_curation_numbers(tmp_path: Path) -> None:
+    from scoring.flags import save_flags
+
+    ws = tmp_path / "ws"
+    base = ["--source", "hotpotqa", "--sample", "--workspace", str(ws), "--allow-unreviewed"]
+    assert main([*base, "--release", "0.1.0"]) == 0
+    with Store.open(ws) as store:
+        accepted = [item.record.record_id for item in store.records("hotpotqa", ["accepted"])]
+        save_flags(store.con, "suspect", "hotpotqa", {accepted[0]: {"models": ["a", "b", "c"]}, "gone": {}})
+    assert main([*base, "--release", "0.2.0"]) == 0  # same rows: 0.2.0 is written with the flag counted
+    manifest = _manifest(ws, "0.2.0")
+    numbers = manifest["curation"]
+    assert numbers["records"] == manifest["num_records"] and numbers["suspect_flags"] == 1
+    assert numbers["output_budget"]["over_budget"] == 0 and numbers["output_budget"]["max_tokens"] > 0
+    card = (ws / "releases" / "default" / "0.2.0" / "README.md").read_text()
+    assert "## Curation numbers" in card and "1 records are suspects" in card

@@ -1,0 +1,83 @@
+"""Curation numbers a release's card and manifest report: how much the LLM drafts shaped the ground truth,
+ground truths over SOB's output budget, arrays whose order the context may not imply, and the suspect and
+ambiguity flags raised on the released records."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from core.models import RecordState
+from core.store import Store
+from scoring.curation import (
+    OUTPUT_TOKEN_BUDGET,
+    array_order_warnings,
+    draft_agreement,
+    output_budget,
+    summarize_agreement,
+)
+from scoring.flags import load_flags
+
+
+def curation_numbers(store: Store, source: str, budget: int = OUTPUT_TOKEN_BUDGET) -> dict[str, Any] | None:
+    """The numbers for the accepted records of `source` (the rows of its next release); None when there are none."""
+    from authoring.drafts import load_drafts
+
+    records = [item.record for item in store.records(source, [RecordState.ACCEPTED], ordered=False)]
+    if not records:
+        return None
+    drafts = load_drafts(store.con, source, status="drafted")
+    agreement = []
+    for record in records:
+        draft = drafts.get(record.metadata.source_id)
+        if draft is not None and draft.ground_truth is not None:
+            same = (draft.question or "").strip() == record.input.question.strip()
+            agreement.append(draft_agreement(record.record_id, record.output.ground_truth, draft.ground_truth, same))
+    checks, tokenizer = output_budget(((r.record_id, r.output.ground_truth) for r in records), budget)
+    warnings = sum(len(array_order_warnings(r.record_id, r.output.ground_truth, r.input.context)) for r in records)
+    released = {r.record_id for r in records}
+    by_source_id = {r.metadata.source_id for r in records}
+    suspects = [rid for rid in load_flags(store.con, "suspect", source) if rid in released]
+    ambiguous = [sid for sid in load_flags(store.con, "ambiguous", source) if sid in by_source_id]
+    return {
+        "records": len(records),
+        "draft_agreement": summarize_agreement(agreement, len(records) - len(agreement)),
+        "output_budget": {
+            "budget": budget,
+            "tokenizer": tokenizer,
+            "max_tokens": max((c.tokens for c in checks), default=0),
+            "over_budget": sum(1 for c in checks if c.over_budget),
+        },
+        "array_order_warnings": warnings,
+        "suspect_flags": len(suspects),
+        "ambiguity_flags": len(ambiguous),
+    }
+
+
+def _pct(value: float | None) -> str:
+    return "n/a" if value is None else f"{100 * value:.1f}%"
+
+
+def card_section(numbers: dict[str, Any]) -> str:
+    """The dataset card's "Curation numbers" section (markdown)."""
+    agreement = numbers["draft_agreement"]
+    budget = numbers["output_budget"]
+    with_draft = agreement["records_with_draft"]
+    lines = [
+        "## Curation numbers",
+        "",
+        f"- Draft to final: {with_draft} of {numbers['records']} records started from an LLM draft"
+        + (
+            f"; the final answers keep {_pct(agreement['mean_value_accuracy'])} of the draft's values on average "
+            f"(mean STED {agreement['mean_sted']:.3f}), and {agreement['unchanged']} were released unchanged."
+            if with_draft
+            else "."
+        ),
+        f"- Output budget: the largest ground truth is {budget['max_tokens']} tokens ({budget['tokenizer']}); "
+        f"{budget['over_budget']} exceed SOB's {budget['budget']}-token output budget.",
+        f"- Array order: {numbers['array_order_warnings']} arrays whose order the context may not imply "
+        "(SOB scores arrays by index).",
+        f"- Flags: {numbers['suspect_flags']} records are suspects (reference models agree with each other and not "
+        f"with the ground truth); {numbers['ambiguity_flags']} questions were flagged ambiguous by repeated drafts.",
+        "",
+    ]
+    return "\n".join(lines)
