@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from functools import lru_cache
 from typing import Any
 
 from rapidfuzz import fuzz
@@ -48,7 +49,21 @@ COPY_MIN_CHARS = 200  # a string this long that is most of the context is a copy
 
 
 def normalize(text: str) -> str:
-    """The same normalisation as the grounding check, so both agree on what matches."""
+    """The same normalisation as the grounding check, so both agree on what matches. Cached: a record's
+    values, question and context are normalised several times over (a long text only in a tiny cache)."""
+    return _normalize_short(text) if len(text) <= SHORT_TEXT_CHARS else _normalize_long(text)
+
+
+SHORT_TEXT_CHARS = 1000
+
+
+@lru_cache(maxsize=8192)
+def _normalize_short(text: str) -> str:
+    return normalize_text(text)
+
+
+@lru_cache(maxsize=4)
+def _normalize_long(text: str) -> str:
     return normalize_text(text)
 
 
