@@ -287,13 +287,18 @@ def send_back_incorrect(store: Store, session: ls.LabelStudioSession | None, sou
     store.apply(changes)
     store.con.execute("UPDATE audit_tasks SET sent_back = true WHERE audit_id = ? AND verdict = 'incorrect'", [aid])
     if session is not None and reasons:
-        _feedback_to_curators(store, session, source, reasons)
+        feedback_to_curators(store, session, source, reasons)
     return len(changes)
 
 
-def _feedback_to_curators(
-    store: Store, session: ls.LabelStudioSession, source: str, reasons: dict[str, Reason]
+def feedback_to_curators(
+    store: Store,
+    session: ls.LabelStudioSession,
+    source: str,
+    reasons: dict[str, Reason],
+    by_what: str = "the residual-error audit",
 ) -> None:
+    """Show each record's reason in its Label Studio authoring task (records authored elsewhere have none)."""
     project = ls_state.get_project(store, session.base_url, source)
     if project is None:
         return
@@ -302,7 +307,7 @@ def _feedback_to_curators(
         reason = reasons.get(row.record_id or "")
         if reason is None:
             continue
-        text = ls.feedback_text([reason], row.annotation_id, None, by_what="the residual-error audit")
+        text = ls.feedback_text([reason], row.annotation_id, None, by_what=by_what)
         ls_state.queue_feedback(
             store, session.base_url, project.project_id, row.source_id, ls_state.NEEDS_REVISION, text
         )

@@ -90,6 +90,12 @@ def build_parser() -> argparse.ArgumentParser:
     sus.add_argument(
         "--max-sted", type=_ratio, default=DEFAULT_MAX_STED, help="... and below this STED to the truth (0.8)"
     )
+    sus.add_argument(
+        "--send-back",
+        action="store_true",
+        help="with --suspects and --workspace: move accepted suspects back to their curators (needs_revision, "
+        "reason suspect_ground_truth; shown in Label Studio when LABEL_STUDIO_URL/LABEL_STUDIO_API_KEY are set)",
+    )
     cur = parser.add_argument_group("curation numbers")
     cur.add_argument(
         "--curation",
@@ -154,6 +160,8 @@ def _check(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
         parser.error("give --predictions FILE to score, or --curation for the curation numbers")
     if args.suspects and not args.predictions:
         parser.error("--suspects needs --predictions from several reference models")
+    if args.send_back and not (args.suspects and args.workspace is not None):
+        parser.error("--send-back needs --suspects and --workspace")
     if args.bootstrap < 0:
         parser.error("--bootstrap must be >= 0")
 
@@ -212,6 +220,10 @@ def _suspects(args: argparse.Namespace, release: Release, predictions: Predictio
             result["flags_saved"] = save_flags(
                 store.con, "suspect", release.source, {s.record_id: s.as_dict() for s in found}
             )
+        if args.send_back:
+            from scoring.send_back import send_back_suspects
+
+            result["sent_back"] = send_back_suspects(args.workspace, release.source, found)
     return result
 
 

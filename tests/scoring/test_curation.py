@@ -78,6 +78,21 @@ def test_planted_wrong_ground_truths_are_found_and_nothing_else(release_copy, tm
     with Store.open(release_copy.workspace) as store:
         assert set(load_flags(store.con, "suspect", "hotpotqa")) == planted
 
+    # --send-back: the suspects go back to their curators with the models' answer; the rest stay accepted.
+    assert main([*argv, "--workspace", str(release_copy.workspace), "--send-back"]) == 0
+    assert json.loads(capsys.readouterr().out)["suspects"]["sent_back"] == 4
+    with Store.open(release_copy.workspace) as store:
+        back = {item.record.record_id: item for item in store.records("hotpotqa", ["needs_revision"])}
+        assert set(back) == planted
+        reason = back[ids[1]].reasons[0]
+        assert reason.code == "suspect_ground_truth" and "4 reference models" in reason.message
+        assert "Somewhere Else Entirely" in reason.message or "1000" in reason.message
+    assert main([*argv, "--workspace", str(release_copy.workspace), "--send-back"]) == 0  # nothing moves twice
+    assert json.loads(capsys.readouterr().out)["suspects"]["sent_back"] == 0
+    with pytest.raises(SystemExit) as refused:  # where to send them back is the workspace
+        main([*argv, "--send-back"])
+    assert refused.value.code == 2
+
 
 def test_suspect_rules_on_small_cases():
     truth = {"city": "Paris", "year": 1900}
