@@ -405,6 +405,7 @@ def check_evidence(ground_truth: Any, context: str, evidence: dict[str, Evidence
     layout = _layout(context)
     leaves, containers = walk_leaves(ground_truth)
     by_path = {leaf.path: leaf for leaf in leaves}
+    anchors = _anchors(by_path)
     for path in evidence:
         if path not in by_path and path not in containers:
             result.fail(
@@ -444,7 +445,7 @@ def check_evidence(ground_truth: Any, context: str, evidence: dict[str, Evidence
             result.grounded += 1
             result.support["speaker"] += 1
             continue
-        place = _locate(leaf, ctx, layout, by_path, result)
+        place = _locate(leaf, ctx, layout, anchors, result)
         if place is None:
             if is_grounded(value, ctx):  # paraphrase-tolerant: normalised or fuzzy, no offsets
                 result.grounded += 1
@@ -460,7 +461,7 @@ def check_evidence(ground_truth: Any, context: str, evidence: dict[str, Evidence
         )  # type: ignore[arg-type]
         result.grounded += 1
         result.support["located"] += 1
-    _check_fields(leaves, spans, layout, by_path, result, explicit=set(evidence))
+    _check_fields(leaves, spans, layout, anchors, result, explicit=set(evidence))
     return result
 
 
@@ -630,14 +631,20 @@ def derive(rule: str, values: list[Any]) -> Any:
 # ---- tying values to their fields --------------------------------------------------------------------------
 
 
-def _anchor(parent: str, by_path: dict[str, Leaf]) -> Leaf | None:
-    """The name-like leaf of an object (`name`, `title`, `*_name`, ...), if it has one. The root object is no
-    entity: its fields often gather several (the film, its director, the city)."""
+def _anchors(by_path: dict[str, Leaf]) -> dict[str, Leaf | None]:
+    """The anchor of every object holding leaves, found in one pass over the leaves (not one per leaf)."""
+    children: dict[str, list[Leaf]] = {}
+    for leaf in by_path.values():
+        if isinstance(leaf.value, str) and leaf.key:
+            children.setdefault(leaf.parent, []).append(leaf)
+    return {parent: _anchor(parent, candidates) for parent, candidates in children.items()}
+
+
+def _anchor(parent: str, candidates: list[Leaf]) -> Leaf | None:
+    """The name-like leaf of an object (`name`, `title`, `*_name`, ...) among its keyed string leaves, if it
+    has one. The root object is no entity: its fields often gather several (the film, its director, the city)."""
     if parent == "$":
         return None
-    candidates = [
-        leaf for leaf in by_path.values() if leaf.parent == parent and isinstance(leaf.value, str) and leaf.key
-    ]
     for key in ANCHOR_KEYS:
         for leaf in candidates:
             if leaf.key == key:
@@ -656,13 +663,13 @@ def _near(layout: Layout, offset: int, anchor: str) -> bool:
 
 
 def _locate(
-    leaf: Leaf, ctx: NormalizedContext, layout: Layout, by_path: dict[str, Leaf], result: EvidenceResult
+    leaf: Leaf, ctx: NormalizedContext, layout: Layout, anchors: dict[str, Leaf | None], result: EvidenceResult
 ) -> tuple[int, int, str] | None:
     """The best place of a value without evidence: near its object's anchor, under its own label."""
     places = _occurrences(leaf.value, ctx)
     if not places:
         return None
-    anchor = _anchor(leaf.parent, by_path)
+    anchor = anchors.get(leaf.parent)
     if anchor is None or anchor.path == leaf.path:
         return places[0]
     for place in places:
@@ -680,7 +687,7 @@ def _check_fields(
     leaves: list[Leaf],
     spans: dict[str, tuple[int, int]],
     layout: Layout,
-    by_path: dict[str, Leaf],
+    anchors: dict[str, Leaf | None],
     result: EvidenceResult,
     explicit: set[str],
 ) -> None:
@@ -689,7 +696,7 @@ def _check_fields(
         if leaf.key and leaf.path in spans:
             by_parent.setdefault(leaf.parent, []).append(leaf)
     for parent, siblings in by_parent.items():
-        anchor = _anchor(parent, by_path)
+        anchor = anchors.get(parent)
         for leaf in siblings:
             start = spans[leaf.path][0]
             if (
