@@ -316,6 +316,13 @@ def _ambiguity(args: argparse.Namespace) -> dict[str, Any]:
             sid: {"consistency": c.mean, "min_pair": c.min, "pairs": c.pairs} for sid, c in found["flagged"].items()
         }
         save_flags(store.con, "ambiguous", args.source, flags)
+        if flags:  # shown to the curators when a Label Studio is configured (LABEL_STUDIO_URL / _API_KEY)
+            from authoring.labelstudio import label_studio_for_run
+            from scoring.send_back import show_ambiguity_flags
+
+            with label_studio_for_run(args.workspace) as session:
+                if session is not None:
+                    result["shown_in_label_studio"] = show_ambiguity_flags(store, session, args.source, flags)
     result |= {"scored": len(found["scored"]), "flagged": flags, "too_few_samples": found["too_few_samples"]}
     return result
 

@@ -51,3 +51,33 @@ def send_back_suspects(workspace: Path | str, source: str, suspects: Sequence[Su
                 if session is not None:
                     feedback_to_curators(store, session, source, reasons, by_what="the suspect search")
     return len(reasons)
+
+
+def ambiguity_text(detail: dict) -> str:
+    return (
+        f"Repeated drafts of this item disagree (STED consistency {detail['consistency']:.2f} over "
+        f"{detail['pairs']} pairs): its question may have more than one right answer. Make the question precise "
+        "enough that it has exactly one."
+    )
+
+
+def show_ambiguity_flags(store: Store, session: object, source: str, flags: dict[str, dict]) -> int:
+    """Write each flagged source item's ambiguity note into its Label Studio task (the feedback box above the
+    editors), keeping the task's state; returns how many tasks got it."""
+    from authoring import labelstudio as ls
+    from authoring import ls_state
+
+    assert isinstance(session, ls.LabelStudioSession)
+    project = ls_state.get_project(store, session.base_url, source)
+    if project is None:
+        return 0
+    shown = 0
+    for row in ls_state.tasks_by_id(store, session.base_url, project.project_id).values():
+        detail = flags.get(row.source_id)
+        if detail is not None:
+            ls_state.queue_feedback(
+                store, session.base_url, project.project_id, row.source_id, row.status, ambiguity_text(detail)
+            )
+            shown += 1
+    ls.flush_feedback(store, session, source, project)
+    return shown
