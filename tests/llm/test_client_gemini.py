@@ -140,7 +140,9 @@ def test_a_reply_that_never_parses_keeps_the_raw_text(
     assert result.failure == "malformed"
     # Kept as a failure with its raw reply: a later run is not charged for it again...
     hit = LLMCache(store.con).get(result.cache_key)
-    assert hit is not None and hit.failed and hit.text == "I think it is Oslo." and "does not parse" in (hit.error or "")
+    assert (
+        hit is not None and hit.failed and hit.text == "I think it is Oslo." and "does not parse" in (hit.error or "")
+    )
     again = make_gemini_client(fake_gemini, store=store, parse_retries=1).complete(request())
     assert again.status == "parse_error" and again.cached and again.raw_text == "I think it is Oslo."
     assert len(fake_gemini.requests) == 2
