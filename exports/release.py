@@ -237,6 +237,11 @@ def write_release(
         manifest["residual_error_audit"] = audit_manifest_entry(audit)
         if curation is not None:
             manifest["curation"] = curation
+        if test_size is not None:  # a fixed-size test split, filled from new records only, stratified
+            manifest["split_policy"]["test_size"] = {
+                "target": test_size,
+                "stratified_by": ["schema_complexity", "source_category"],
+            }
         manifest_text = json.dumps(manifest, indent=2, ensure_ascii=False) + "\n"
         _write_file(tmp / "manifest.json", manifest_text.encode("utf-8"))
         for rel in assets:

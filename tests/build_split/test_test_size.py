@@ -1,5 +1,6 @@
 """`--test-size N`: a fixed-size test split through the CLI, and clear errors where it cannot apply."""
 
+import json
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,8 @@ def test_sample_release_with_a_fixed_test_size(tmp_path: Path, capsys: pytest.Ca
     with Store.open(ws) as store:
         splits = store.split_assignments("default")
     assert sorted(splits.values()).count("test") == 2 and len(splits) == 6
+    manifest = json.loads((Path(ws) / "releases" / "default" / "0.1.0" / "manifest.json").read_text())
+    assert manifest["split_policy"]["test_size"]["target"] == 2 and manifest["splits"]["test"] == 2
 
 
 @pytest.mark.parametrize(
