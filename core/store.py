@@ -23,7 +23,7 @@ from core.models import Reason, Record, RecordState, SourceItem, canonical_json,
 from core.redaction import configured_secrets, redact
 
 STORE_FILENAME = "curation.duckdb"
-CHECKPOINT_THRESHOLD = "512MB"
+CHECKPOINT_THRESHOLD = "128MB"
 WRITE_BATCH = 2000  # rows per transaction: bounds memory, and each batch commits on its own
 
 

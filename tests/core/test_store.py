@@ -101,7 +101,7 @@ def test_store_checkpoints_rarely_and_keeps_commits_across_a_reopen(tmp_path: Pa
     # A checkpoint per 16 MB of WAL made each stage of a 25k-record run slower as the store grew.
     with Store.open(tmp_path) as store:
         setting = store.con.execute("SELECT current_setting('checkpoint_threshold')").fetchone()[0]
-        assert setting == "488.2 MiB"  # 512MB as DuckDB prints it
+        assert setting == "122.0 MiB"  # 128MB as DuckDB prints it
         store.upsert_records([record(1), record(2)], RecordState.AUTHORED, "import")
         store.apply([StateChange(record(1).record_id, RecordState.VALIDATED, "validation")])
     with Store.open(tmp_path) as store:
