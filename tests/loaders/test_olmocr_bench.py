@@ -19,9 +19,7 @@ from loaders.olmocr_bench import (
     resolve_categories,
     sample_path,
 )
-from tests.ci import in_ci
-
-IN_CI = in_ci()
+from tests.ci import missing as missing_part
 
 
 def require(*tools: str, chromium: bool = False) -> None:
@@ -35,9 +33,7 @@ def require(*tools: str, chromium: bool = False) -> None:
         missing.append(f"olmocr's bench test classes ({exc})")
     if missing:
         message = f"needs {', '.join(missing)} (apt-get install -y poppler-utils tesseract-ocr chromium)"
-        if IN_CI:
-            pytest.fail(message)
-        pytest.skip(message)
+        missing_part(message)
 
 
 @pytest.fixture(scope="module")

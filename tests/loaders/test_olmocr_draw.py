@@ -16,7 +16,7 @@ import pytest
 from loaders.bench_tests import find_chromium
 from loaders.olmocr_bench import load_olmocr_bench
 from loaders.olmocr_draw import SOB_MIX, largest_remainder, mix_quota, parse_quota, seeded_order
-from tests.ci import in_ci
+from tests.ci import missing
 
 SLICE = Path(__file__).resolve().parents[1] / "data" / "olmocr_bench"
 # Where each root-level PDF of the slice goes; headers_footers/ PDFs stay where they are.
@@ -40,10 +40,7 @@ TEST_FILE = {"tables": "table_tests"}
 
 def require_chromium() -> None:
     if find_chromium() is None:
-        message = "needs chromium for olmocr's math tests (apt-get install -y chromium)"
-        if in_ci():
-            pytest.fail(message)
-        pytest.skip(message)
+        missing("needs chromium for olmocr's math tests (apt-get install -y chromium)")
 
 
 @pytest.fixture(scope="module")

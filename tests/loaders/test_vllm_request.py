@@ -21,7 +21,7 @@ import pytest
 
 from loaders.ocr import OcrSetupError, request_model, run_olmocr
 from loaders.ocr_server import serve_cpu_ocr
-from tests.ci import in_ci
+from tests.ci import missing
 
 SLICE_PDFS = Path(__file__).resolve().parents[1] / "data" / "olmocr_bench" / "pdfs"
 SERVED_MODEL = "olmocr"  # vLLM's --served-model-name in README.md, as olmocr's own launch sets it
@@ -38,12 +38,9 @@ MAX_MODEL_LEN = 16384  # vLLM's --max-model-len in README.md
 
 
 def require_tools() -> None:
-    missing = [t for t in ("tesseract", "pdftoppm") if shutil.which(t) is None]
-    if missing:
-        message = f"needs {', '.join(missing)} (apt-get install -y tesseract-ocr poppler-utils)"
-        if in_ci():
-            pytest.fail(message)
-        pytest.skip(message)
+    absent = [t for t in ("tesseract", "pdftoppm") if shutil.which(t) is None]
+    if absent:
+        missing(f"needs {', '.join(absent)} (apt-get install -y tesseract-ocr poppler-utils)")
 
 
 def test_the_pipeline_sends_the_served_model_name_a_1288_pixel_page_and_olmocr2s_prompt(tmp_path: Path) -> None:
