@@ -1,6 +1,10 @@
+import random
+
+import pytest
+
 from core.models import Record, SourceItem
 from core.verdicts import ComplexityInfo, GroundingInfo, ValidationReport
-from judge.heuristic import HeuristicJudge, answer_match, multi_turn
+from judge.heuristic import HeuristicJudge, answer_match, any_word_in_context, leaf_list, leaves, multi_turn, normalize
 
 SCHEMA = {
     "type": "object",
@@ -84,3 +88,44 @@ def test_audio_records_get_a_multi_turn_score() -> None:
     assert multi_turn(transcript, {"material": "RUBBER"})[0] < 60
     verdict = HeuristicJudge().judge(make(None, {"m": "RUBBER"}, "ami", transcript), report(1.0), 60)
     assert "multi_turn" in verdict.failing_dimensions()
+
+
+def test_leaves_are_listed_in_document_order() -> None:
+    value = {"a": [1, {"b": None}], "c": {"d": "x"}, "e": []}
+    assert leaf_list(value) == [("$.a[0]", 1), ("$.a[1].b", None), ("$.c.d", "x")]
+    assert list(leaves(value)) == leaf_list(value)
+
+
+@pytest.mark.parametrize(
+    ("words", "context", "found"),
+    [
+        (["derrickson"], "Scott Derrickson (born 1966) is a director.", True),
+        (["us"], "He moved to the U.S. in 1990.", True),  # joined only once normalised
+        (["derrick"], "Scott Derrickson is a director.", False),
+        (["woods"], "Ed Wood's films", True),
+        (["wood"], "Ed Wood's films", False),
+        (["bʼ"], "1S5– Bʼ_", False),  # "ʼ" survives normalising, but not between two word characters
+        (["cafe"], "le Café—bar", False),
+        (["café"], "le Café—bar", True),
+        ([], "anything", False),
+    ],
+)
+def test_a_question_word_is_a_whole_word_of_the_normalised_context(words: list[str], context: str, found: bool) -> None:
+    assert any_word_in_context(words, context) is found
+
+
+def test_the_quick_word_test_agrees_with_the_normalised_context() -> None:
+    """Random texts of separators, joining marks, control characters and non-ASCII letters and symbols."""
+    alphabet = list("ab AB.,'’ʼ_-\n\t\x01\x7féÉ–“”ßﬁ½²\u0301\u00a0\u3000U1") + ["ab", "a.b", "a'b"]
+    rng = random.Random(7)
+    for _ in range(20_000):
+        context = "".join(rng.choices(alphabet, k=rng.randint(0, 24)))
+        words = normalize("".join(rng.choices(alphabet, k=rng.randint(1, 10)))).split()
+        expected = any(f" {w} " in f" {normalize(context)} " for w in words)
+        assert any_word_in_context(words, context) is expected, (context, words)
+
+
+def test_lines_of_values_are_counted_from_the_transcript_start() -> None:
+    transcript = "[0:01] A: RUBBER\n[0:05] B: I AGREE\n[0:09] C: PLASTIC\n[0:12] D: MAURO"
+    assert multi_turn(transcript, {"m": "RUBBER", "o": "MAURO"}, {"$.m": (10, 16), "$.o": (62, 67)})[0] == 75
+    assert multi_turn(transcript, {"m": "RUBBER", "o": "MAURO"}, {"$.m": (10, 16), "$.o": (12, 16)})[0] == 30
