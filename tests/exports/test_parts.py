@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -77,6 +78,19 @@ def test_stats_collector():
     assert result["source_categories"] == {"legal": 1} and result["question_difficulty"] == {"hard": 1}
     if not result["tokenizer_exact"]:
         assert train["avg_context_tokens"] == 4.0
+
+
+def test_stats_counted_beside_the_caller_are_the_same():
+    texts = ["Zürich is a city.", "the\x0bre is", "", "naïve café 1990–1995, Zürich"] * 5
+    plain, beside = StatsCollector(["train", "test"], batch_size=3), None
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        beside = StatsCollector(["train", "test"], batch_size=3, submit=pool.submit)
+        for i, text in enumerate(texts):
+            for stats in (plain, beside):
+                stats.add("train" if i % 3 else "test", text, None)
+        assert beside.result() == plain.result()
+    expected = sum(count_tokens([text for i, text in enumerate(texts) if i % 3]))
+    assert plain.result()["splits"]["train"]["avg_context_tokens"] == round(expected / 13, 1)
 
 
 def test_record_row_order_and_types(factory):

