@@ -7,18 +7,24 @@ missing or unknown fields and unknown source ids are never skipped silently, and
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from core.evidence import parse_evidence_map
+from core.batching import batched
+from core.evidence import Evidence, parse_evidence_map
 from core.models import Provenance, Reason, Record, SourceItem, utcnow
-from validation.boundary import read_json_lines
+from validation.boundary import InputLine, read_json_lines
 from validation.limits import check_nesting
 
 STAGE = "import"
+READ_BATCH = 2000  # lines per batch: the source items of one batch are looked up together
+
+# Source id -> item for the ids of one batch (absent: unknown or unreadable), e.g. Store.source_items_by_id.
+SourceLookup = Callable[[Sequence[str]], Mapping[str, SourceItem]]
 
 
 class AuthoredLine(BaseModel):
@@ -57,89 +63,102 @@ def _reasons_from_pydantic(exc: ValidationError) -> list[Reason]:
     return reasons
 
 
-def import_authored(path: Path, items: dict[str, SourceItem]) -> ImportResult:
-    """Read `path` against the known source items (by source_id)."""
+def import_authored(path: Path, items: Mapping[str, SourceItem]) -> ImportResult:
+    """Read `path` against the known source items (by source_id), every record in `result.records`."""
+    result, records = stream_authored(path, lambda _ids: items)
+    result.records = list(records)
+    return result
+
+
+def stream_authored(
+    path: Path, lookup: SourceLookup, batch_size: int = READ_BATCH
+) -> tuple[ImportResult, Iterator[Record]]:
+    """The records of `path`, read `batch_size` lines at a time, and the result that collects the
+    rejections (in line order) as the records are consumed. `lookup` is asked only for the source ids
+    of one batch, so neither the file nor the source items are ever all in memory."""
     if path.is_dir():
         raise ValueError(f"authored file {path} is a folder: pass the JSONL file itself")
     if not path.is_file():
         raise FileNotFoundError(f"authored file {path} does not exist")
     result = ImportResult(origin=f"authored:{path.name}")
-    first_line_of: dict[str, int] = {}
+    return result, _records(path, lookup, batch_size, result)
+
+
+def _records(path: Path, lookup: SourceLookup, batch_size: int, result: ImportResult) -> Iterator[Record]:
+    first_line_of: dict[str, int] = {}  # record id -> line: duplicates are found across the whole file
     now = utcnow()
-    for parsed in read_json_lines(path):
-        line_no, line = parsed.number, parsed.raw
-        result.lines += 1
-
-        def reject(*reasons: Reason, line_no: int = line_no, line: str = line) -> None:
-            result.rejections.append((line_no, line, list(reasons)))
-
-        if parsed.problem is not None:
-            reject(Reason(stage=STAGE, code=parsed.problem.code, message=f"line {line_no}: {parsed.problem}"))
-            continue
-        payload = parsed.value
-        if not isinstance(payload, dict):
-            reject(Reason(stage=STAGE, code="not_an_object", message=f"line {line_no}: expected a JSON object"))
-            continue
-        try:
-            authored = AuthoredLine.model_validate(payload)
-        except ValidationError as exc:
-            reject(*_reasons_from_pydantic(exc))
-            continue
-        too_big = check_nesting(authored.json_schema, authored.ground_truth)
-        if too_big:
-            # The same limits the validation stage applies, here before anything is stored.
-            reject(
-                *(
-                    Reason(stage=STAGE, code=f.code, message=f"line {line_no}: {f.message}", path=f"$.{f.check}")
-                    for f in too_big
-                )
-            )
-            continue
-        evidence, problems = parse_evidence_map(authored.evidence)
-        if problems:
-            reject(
-                *(
-                    Reason(stage=STAGE, code="invalid_evidence", message=f"line {line_no}: {where}: {why}", path=where)
-                    for where, why in problems
-                )
-            )
-            continue
-        item = items.get(authored.source_id)
-        if item is None:
-            reject(
-                Reason(
+    for batch in batched(read_json_lines(path), batch_size):
+        result.lines += len(batch)
+        checked = [(parsed, _check_line(parsed)) for parsed in batch]
+        wanted = {outcome[0].source_id for _, outcome in checked if isinstance(outcome, tuple)}
+        items = lookup(sorted(wanted)) if wanted else {}
+        for parsed, outcome in checked:
+            line_no = parsed.number
+            if not isinstance(outcome, tuple):
+                result.rejections.append((line_no, parsed.raw, outcome))
+                continue
+            authored, evidence = outcome
+            item = items.get(authored.source_id)
+            if item is None:
+                reason = Reason(
                     stage=STAGE,
                     code="unknown_source_id",
                     message=f"line {line_no}: source_id {authored.source_id!r} is not a loaded source item "
                     "(load its source first, or fix the id)",
                     path="$.source_id",
                 )
+                result.rejections.append((line_no, parsed.raw, [reason]))
+                continue
+            record = Record.build(
+                item,
+                authored.question,
+                authored.json_schema,
+                authored.ground_truth,
+                Provenance(
+                    annotator=authored.annotator,
+                    authored_via=f"file:{path.name}",
+                    authored_at=now,
+                    draft_model=authored.draft_model,
+                    time_spent_s=authored.time_spent_s,
+                ),
+                evidence=evidence,
             )
-            continue
-        record = Record.build(
-            item,
-            authored.question,
-            authored.json_schema,
-            authored.ground_truth,
-            Provenance(
-                annotator=authored.annotator,
-                authored_via=f"file:{path.name}",
-                authored_at=now,
-                draft_model=authored.draft_model,
-                time_spent_s=authored.time_spent_s,
-            ),
-            evidence=evidence,
-        )
-        earlier = first_line_of.get(record.record_id)
-        if earlier is not None:
-            reject(
-                Reason(
+            earlier = first_line_of.get(record.record_id)
+            if earlier is not None:
+                reason = Reason(
                     stage=STAGE,
                     code="duplicate_record",
                     message=f"line {line_no}: same source_id and question as line {earlier}; the first is kept",
                 )
-            )
-            continue
-        first_line_of[record.record_id] = line_no
-        result.records.append(record)
-    return result
+                result.rejections.append((line_no, parsed.raw, [reason]))
+                continue
+            first_line_of[record.record_id] = line_no
+            yield record
+
+
+def _check_line(parsed: InputLine) -> tuple[AuthoredLine, dict[str, Evidence]] | list[Reason]:
+    """Every check of one line that does not need its source item: the line and its evidence, or why not."""
+    line_no = parsed.number
+    if parsed.problem is not None:
+        return [Reason(stage=STAGE, code=parsed.problem.code, message=f"line {line_no}: {parsed.problem}")]
+    payload = parsed.value
+    if not isinstance(payload, dict):
+        return [Reason(stage=STAGE, code="not_an_object", message=f"line {line_no}: expected a JSON object")]
+    try:
+        authored = AuthoredLine.model_validate(payload)
+    except ValidationError as exc:
+        return _reasons_from_pydantic(exc)
+    too_big = check_nesting(authored.json_schema, authored.ground_truth)
+    if too_big:
+        # The same limits the validation stage applies, here before anything is stored.
+        return [
+            Reason(stage=STAGE, code=f.code, message=f"line {line_no}: {f.message}", path=f"$.{f.check}")
+            for f in too_big
+        ]
+    evidence, problems = parse_evidence_map(authored.evidence)
+    if problems:
+        return [
+            Reason(stage=STAGE, code="invalid_evidence", message=f"line {line_no}: {where}: {why}", path=where)
+            for where, why in problems
+        ]
+    return authored, evidence

@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from authoring.drafts import load_drafts, run_drafting
-from authoring.file_import import import_authored
 from authoring.labelstudio import (
     SyncResult,
     awaiting_line,
@@ -24,13 +23,14 @@ from authoring.labelstudio import (
 )
 from authoring.source_changes import RecheckResult, recheck_changed_sources
 from build_split.exit_codes import StageFailures, exit_code, summary_line
+from build_split.ingest import import_into_store, load_into_store
 from build_split.options import RunOptions
-from build_split.sources import load_source, sample_authored
+from build_split.sources import sample_authored
 from core.llm.client import LLMClient
 from core.llm.failures import LLMStopped
 from core.llm.settings import DEFAULT_DRAFT_MODEL, DEFAULT_JUDGE_MODEL, LLMSettings, make_stage_client
 from core.llm.usage import UsageTally
-from core.models import Reason, RecordState
+from core.models import RecordState
 from core.redaction import redact
 from core.store import Store
 from core.version import TOOLKIT_VERSION
@@ -80,24 +80,13 @@ class RunSummary:
 
 
 def _load(store: Store, options: RunOptions, summary: RunSummary) -> None:
-    result = load_source(options)
-    counts = store.upsert_source_items(result.items)
+    counts, result = load_into_store(store, options)
     summary.loaded = {"new": counts.new, "changed": counts.changed, "unchanged": counts.unchanged}
-    by_origin: dict[str, list[tuple[int, str, list[Reason]]]] = {}
-    for problem in result.problems:
-        reason = Reason(stage="load", code=problem.code, message=f"{problem.unit} {problem.line_no}: {problem.message}")
-        by_origin.setdefault(f"load:{problem.origin}", []).append((problem.line_no, problem.raw, [reason]))
-    for origin, rows in by_origin.items():
-        store.clear_import_rejections(options.source, origin)
-        store.add_import_rejections(options.source, origin, rows)
     summary.load_problems = len(result.problems)
 
 
 def _import(store: Store, options: RunOptions, path: Path, summary: RunSummary) -> None:
-    result = import_authored(path, store.source_items(options.source))
-    store.clear_import_rejections(options.source, result.origin)
-    store.add_import_rejections(options.source, result.origin, result.rejections)
-    counts = store.upsert_records(result.records, RecordState.AUTHORED, "import")
+    counts, result = import_into_store(store, options.source, path)
     summary.imported = {"new": counts.new, "changed": counts.changed, "unchanged": counts.unchanged}
     summary.import_rejections = len(result.rejections)
 

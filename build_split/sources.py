@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 
 from build_split.options import RunOptions
+from core.models import SourceItem
 from loaders.base import LoadResult
 
 SAMPLES = Path(__file__).resolve().parent.parent / "loaders" / "samples"
@@ -20,6 +22,21 @@ def sample_input(source: str) -> Path:
 
 def sample_authored(source: str) -> Path:
     return SAMPLES / source / "authored.jsonl"
+
+
+def stream_source(options: RunOptions) -> tuple[Iterable[SourceItem], LoadResult]:
+    """The source's items to consume once, and the result that holds their problems once they are consumed.
+
+    HotpotQA without `--limit` streams (its items are never all in memory); a `--limit` draw, AMI and
+    olmOCR-bench load every item first, as `load_source` does."""
+    if options.source == "hotpotqa" and options.limit is None:
+        from loaders.hotpotqa import iter_hotpotqa
+
+        result = LoadResult()
+        path = sample_input(options.source) if options.sample else options.input
+        return iter_hotpotqa(path, result, context_mode=options.context), result
+    result = load_source(options)
+    return result.items, result
 
 
 def load_source(options: RunOptions) -> LoadResult:

@@ -410,6 +410,18 @@ class Store:
         """Every readable source item by id. One that no longer parses (stored before the input limits) is
         left out, so it cannot stop the run; loading its source again replaces it."""
         rows = self.con.execute("SELECT source_id, item FROM source_items WHERE source = ?", [source]).fetchall()
+        return self._parsed_source_items(rows)
+
+    def source_items_by_id(self, source: str, source_ids: Iterable[str]) -> dict[str, SourceItem]:
+        """The readable source items among `source_ids` (a batch's worth: the rest stay in the store).
+        Unknown ids are simply absent; unreadable ones are left out as in `source_items`."""
+        rows = self.con.execute(
+            "SELECT source_id, item FROM source_items WHERE source = ? AND source_id IN (SELECT unnest(?))",
+            [source, list(source_ids)],
+        ).fetchall()
+        return self._parsed_source_items(rows)
+
+    def _parsed_source_items(self, rows: Iterable[tuple[str, str]]) -> dict[str, SourceItem]:
         items = {}
         for source_id, text in rows:
             try:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -96,7 +97,8 @@ def _iter_file_rows(path: Path) -> Iterator[tuple[int, Any, str]]:
     if suffix == ".parquet":
         import pyarrow.parquet as pq
 
-        for n, row in enumerate(pq.read_table(path).to_pylist(), start=1):
+        rows = (row for batch in pq.ParquetFile(path).iter_batches(batch_size=1000) for row in batch.to_pylist())
+        for n, row in enumerate(rows, start=1):  # a batch at a time: a file of any size fits in memory
             try:
                 check_value(row)
             except InputRejected as exc:
@@ -169,41 +171,42 @@ def _rows(path: Path | None, hub_splits: Iterable[str]) -> Iterator[tuple[str, i
             yield str(file), n, row, raw
 
 
-def load_hotpotqa(
-    path: Path | None = None,
+def iter_hotpotqa(
+    path: Path | None,
+    report: LoadResult,
     *,
     context_mode: ContextMode = "all",
-    limit: int | None = None,
-    seed: int = 0,
     hub_splits: Iterable[str] = HUB_SPLITS,
-) -> LoadResult:
-    """Load HotpotQA from local files (`path`) or from the Hub (`path=None`).
+) -> Iterator[SourceItem]:
+    """Yield HotpotQA source items one by one from local files (`path`) or from the Hub (`path=None`).
 
-    Rows that cannot be used (beyond the input limits, malformed, not HotpotQA) are returned as problems
-    with their line (JSONL), item (JSON list) or row (parquet, Hub) numbers. A repeated id
-    with the same content is harmless; with different content the later row is a problem.
+    Rows that cannot be used (beyond the input limits, malformed, not HotpotQA) go to `report.problems`
+    with their line (JSONL), item (JSON list) or row (parquet, Hub) numbers, as the items are read. A
+    repeated id with the same content is harmless; with different content the later row is a problem.
+    Only a digest of each id's item is kept for that check, never the item, so memory does not grow
+    with the items.
     """
-    result = LoadResult()
-    seen: dict[str, SourceItem] = {}
+    digests: dict[str, bytes] = {}
     for origin, n, row, raw in _rows(path, hub_splits):
-        result.rows_read += 1
+        report.rows_read += 1
         unit = _unit(Path(origin) if path else None)
         raw_text = raw or (json.dumps(row, ensure_ascii=False)[:2000] if not isinstance(row, Exception) else "")
         if isinstance(row, InputRejected):
-            result.problems.append(LoadProblem(origin, n, row.code, str(row), raw_text, unit))
+            report.problems.append(LoadProblem(origin, n, row.code, str(row), raw_text, unit))
             continue
         if not isinstance(row, dict):
-            result.problems.append(LoadProblem(origin, n, "not_an_object", "expected a JSON object", raw_text, unit))
+            report.problems.append(LoadProblem(origin, n, "not_an_object", "expected a JSON object", raw_text, unit))
             continue
         try:
             item = to_source_item(row, context_mode, _split_of(Path(origin)) if path else origin.rsplit("/")[-1])
         except (HotpotFormatError, ValueError, TypeError) as exc:
-            result.problems.append(LoadProblem(origin, n, "bad_record", str(exc), raw_text, unit))
+            report.problems.append(LoadProblem(origin, n, "bad_record", str(exc), raw_text, unit))
             continue
-        previous = seen.get(item.source_id)
+        digest = hashlib.blake2b(item.model_dump_json().encode("utf-8"), digest_size=16).digest()
+        previous = digests.get(item.source_id)
         if previous is not None:
-            if previous != item:
-                result.problems.append(
+            if previous != digest:
+                report.problems.append(
                     LoadProblem(
                         origin,
                         n,
@@ -214,8 +217,21 @@ def load_hotpotqa(
                     )
                 )
             continue
-        seen[item.source_id] = item
-    items = list(seen.values())
+        digests[item.source_id] = digest
+        yield item
+
+
+def load_hotpotqa(
+    path: Path | None = None,
+    *,
+    context_mode: ContextMode = "all",
+    limit: int | None = None,
+    seed: int = 0,
+    hub_splits: Iterable[str] = HUB_SPLITS,
+) -> LoadResult:
+    """Load HotpotQA into a list (`iter_hotpotqa` streams instead); `limit` draws a stratified sample."""
+    result = LoadResult()
+    items = list(iter_hotpotqa(path, result, context_mode=context_mode, hub_splits=hub_splits))
     if limit is not None:
         items = stratified_sample(
             items,

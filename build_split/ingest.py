@@ -1,0 +1,38 @@
+"""The two stages that bring inputs into the store: source items (load) and curators' authored records
+(import). Both stream: items and records go to the store in its write batches as they are read."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from authoring.file_import import ImportResult, stream_authored
+from build_split.options import RunOptions
+from build_split.sources import stream_source
+from core.models import Reason, RecordState
+from core.store import Store, UpsertCounts
+from loaders.base import LoadResult
+
+
+def load_into_store(store: Store, options: RunOptions) -> tuple[UpsertCounts, LoadResult]:
+    """Store the source's items and keep the rows that could not be used as load rejections."""
+    items, result = stream_source(options)
+    counts = store.upsert_source_items(items)  # consumes the stream: result.problems is complete after it
+    by_origin: dict[str, list[tuple[int, str, list[Reason]]]] = {}
+    for problem in result.problems:
+        reason = Reason(stage="load", code=problem.code, message=f"{problem.unit} {problem.line_no}: {problem.message}")
+        by_origin.setdefault(f"load:{problem.origin}", []).append((problem.line_no, problem.raw, [reason]))
+    for origin, rows in by_origin.items():
+        store.clear_import_rejections(options.source, origin)
+        store.add_import_rejections(options.source, origin, rows)
+    return counts, result
+
+
+def import_into_store(store: Store, source: str, path: Path) -> tuple[UpsertCounts, ImportResult]:
+    """Store the authored records of `path` as `authored`, and its rejected lines with their reasons.
+
+    Source items are looked up per batch of lines, so the store's items are never all in memory."""
+    result, records = stream_authored(path, lambda ids: store.source_items_by_id(source, ids))
+    counts = store.upsert_records(records, RecordState.AUTHORED, "import")  # result.rejections complete after it
+    store.clear_import_rejections(source, result.origin)
+    store.add_import_rejections(source, result.origin, result.rejections)
+    return counts, result
