@@ -12,7 +12,7 @@ import json
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import duckdb
 import pyarrow as pa
@@ -240,8 +240,20 @@ class StateChange:
     stage: str
     reasons: list[Reason] = field(default_factory=list)
     record: Record | None = None  # updated record (e.g. validated_output filled)
+    record_json: str | None = None  # the same, already serialised (by a worker process)
     validation: dict[str, Any] | None = None
     judge: dict[str, Any] | None = None
+
+
+class RecordRow(NamedTuple):
+    """One stored record as its columns' text, before parsing."""
+
+    record: str
+    state: str
+    reasons: str | None
+    validation: str | None
+    judge: str | None
+    record_id: str
 
 
 @dataclass
@@ -266,7 +278,7 @@ class UpsertCounts:
         return self
 
 
-def _first_error(error: Exception) -> str:
+def parse_error_summary(error: Exception) -> str:
     """What pydantic found first, without the row's text (which can be huge)."""
     if isinstance(error, ValidationError) and error.errors():
         return str(error.errors()[0]["msg"]).split(" at line ")[0]
@@ -609,7 +621,7 @@ class Store:
                 {
                     "record_id": change.record_id,
                     "state": str(change.to_state),
-                    "record": change.record.model_dump_json() if change.record else None,
+                    "record": change.record.model_dump_json() if change.record else change.record_json,
                     "reasons": _json_or_none(reasons, secrets),
                     "validation": _json_or_none(change.validation, secrets),
                     "judge": _json_or_none(change.judge, secrets),
@@ -678,6 +690,23 @@ class Store:
         The read runs on its own cursor, a snapshot: a stage may move the records it reads while it
         reads them. Unordered, it is one streaming scan that never holds more than a batch in memory.
         """
+        for row in self.record_rows(source, states, batch_size, ordered):
+            try:
+                stored = self._stored(row.record, row.state, row.reasons, row.validation, row.judge)
+            except (ValidationError, ValueError) as exc:
+                self.set_aside(row, exc)
+                continue
+            yield stored
+
+    def record_rows(
+        self,
+        source: str,
+        states: Sequence[RecordState] | None = None,
+        batch_size: int = 2000,
+        ordered: bool = True,
+    ) -> Iterator[RecordRow]:
+        """The stored rows as text, unparsed: for stages that parse them in worker processes (core/parallel.py).
+        A row that does not parse there goes to `set_aside`. Same snapshot and order as `records`."""
         sql = "SELECT record, state, reasons, validation, judge, record_id FROM records WHERE source = ?"
         params: list[Any] = [source]
         if states:
@@ -687,23 +716,22 @@ class Store:
         cursor.execute(sql + (" ORDER BY record_id" if ordered else ""), params)
         while chunk := cursor.fetchmany(batch_size):
             for row in chunk:
-                try:
-                    stored = self._stored(*row[:5])
-                except (ValidationError, ValueError) as exc:
-                    self._quarantine(row[5], row[1], row[2], exc)
-                    continue
-                yield stored
+                yield RecordRow(*row)
         cursor.close()
 
-    def _quarantine(self, record_id: str, state: str, reasons: str | None, error: Exception) -> None:
+    def set_aside(self, row: RecordRow, error: Exception | str) -> None:
         """A stored row that no longer parses (written before the input limits, or by hand) is rejected with
         a reason instead of stopping every later run; its text stays in the store for inspection."""
+        self._quarantine(row.record_id, row.state, row.reasons, error)
+
+    def _quarantine(self, record_id: str, state: str, reasons: str | None, error: Exception | str) -> None:
         if state == RecordState.REJECTED and reasons and UNREADABLE_RECORD in reasons:
             return  # already set aside
+        detail = error if isinstance(error, str) else parse_error_summary(error)
         reason = Reason(
             stage="store",
             code=UNREADABLE_RECORD,
-            message=f"the stored record cannot be read back ({_first_error(error)}); it is set aside "
+            message=f"the stored record cannot be read back ({detail}); it is set aside "
             "and stays in the store; author it again within the input limits",
         )
         self.apply([StateChange(record_id, RecordState.REJECTED, "store", reasons=[reason])])

@@ -33,7 +33,7 @@ def validate_record(record: Record) -> tuple[ValidationReport, dict[str, Any] | 
     return checked.report, checked.validated_output
 
 
-def check_record(record: Record) -> RecordValidation:
+def check_record(record: Record, *, parsed_from_json: bool = False) -> RecordValidation:
     """All checks, schema first. A schema that is no schema (or fails a metaschema, or is too deep or
     large) skips what needs it (ground-truth validation, alignment, complexity); the rest still runs.
     A ground truth too deep or large skips what walks it. Grounding needs only the ground truth and the
@@ -41,6 +41,8 @@ def check_record(record: Record) -> RecordValidation:
 
     Fields are read from the record as they are (they may have been assigned after construction, which
     pydantic does not check); the pydantic check reports such fields and the other checks cope with them.
+    `parsed_from_json`: the record was just built by `Record.model_validate_json`, which is the pydantic
+    check itself, so it is not run a second time.
     """
     schema: Any = record.input.json_schema
     ground_truth: Any = record.output.ground_truth
@@ -50,7 +52,9 @@ def check_record(record: Record) -> RecordValidation:
     nesting = check_nesting(schema, ground_truth)
     schema_too_big = any(f.check == "json_schema" for f in nesting)
     ground_truth_too_big = any(f.check == "ground_truth" for f in nesting)
-    failures: list[ValidationFailure] = check_pydantic(_without_oversized(record, schema_too_big, ground_truth_too_big))
+    failures: list[ValidationFailure] = (
+        [] if parsed_from_json else check_pydantic(_without_oversized(record, schema_too_big, ground_truth_too_big))
+    )
     failures += nesting
     key = schema_key(schema) if isinstance(schema, dict) and not schema_too_big else None  # one hash, every cache
 

@@ -1,65 +1,94 @@
-"""The validation stage: authored records move to `validated` or to `rejected` with every reason."""
+"""The validation stage: authored records move to `validated` or to `rejected` with every reason.
+
+Checking a record is pure and CPU-bound, so a large run checks its batches in worker processes
+(core/parallel.py) while this process writes the previous batch; every batch commits on its own.
+"""
 
 from __future__ import annotations
 
 from collections import Counter
+from typing import Any, NamedTuple
+
+from pydantic import ValidationError
 
 from core.batching import batched
-from core.models import Reason, RecordState
+from core.gc_tuning import fewer_collections
+from core.models import Reason, Record, RecordState
+from core.parallel import map_batches, worker_count
 from core.progress import progress
-from core.store import StateChange, Store
+from core.store import RecordRow, StateChange, Store, parse_error_summary
 from validation.pipeline import check_record
 
 STAGE = "validation"
 BATCH = 1000
 
 
-def run_validation(store: Store, source: str) -> Counter[str]:
-    """Validate every record awaiting it. Each batch commits on its own, so a killed run resumes."""
+class CheckedRow(NamedTuple):
+    """What a worker sends back for one stored row: the record's next state and payloads, or why the stored
+    row could not be read."""
+
+    record_id: str
+    passed: bool = False
+    record_json: str | None = None
+    validation: dict[str, Any] | None = None
+    reasons: list[Reason] = []
+    unreadable: str | None = None
+
+
+def check_row(row: RecordRow) -> CheckedRow:
+    """Parse a stored record, run every check, and serialise the updated record (validated output, located
+    evidence, schema complexity)."""
+    try:
+        record = Record.model_validate_json(row.record)
+    except (ValidationError, ValueError) as exc:
+        return CheckedRow(row.record_id, unreadable=parse_error_summary(exc))
+    report, validated_output, evidence = check_record(record, parsed_from_json=True)[1:]
+    # Shallow copies of the parts that change: a deep copy would copy the context too.
+    metadata = record.metadata
+    if report.complexity is not None:
+        metadata = metadata.model_copy(update={"schema_complexity": report.complexity.level})
+    update: dict[str, object] = {"validated_output": validated_output}
+    if evidence is not None:
+        update["evidence"] = evidence  # offsets resolved, values located: shown to curators
+    output = record.output.model_copy(update=update)
+    updated = record.model_copy(update={"metadata": metadata, "output": output})
+    reasons = [Reason(stage=STAGE, code=f.code, message=f.message, path=f.path) for f in report.failures]
+    return CheckedRow(
+        record.record_id,
+        passed=report.passed,
+        record_json=updated.model_dump_json(),
+        validation=report.model_dump(mode="json"),
+        reasons=reasons,
+    )
+
+
+def run_validation(store: Store, source: str, workers: int | None = None) -> Counter[str]:
+    """Validate every record awaiting it. Each batch commits on its own, so a killed run resumes.
+    `workers`: worker processes (default: core/parallel.py decides from the size of the run)."""
     counts: Counter[str] = Counter()
-    # One streaming scan of a snapshot (a point lookup per chunk would rescan the table each time).
     pending = store.count_in_state(source, RecordState.AUTHORED)
-    with progress(pending, "validate") as bar:
-        for chunk in batched(store.records(source, [RecordState.AUTHORED], ordered=False), BATCH):
+    workers = worker_count(pending) if workers is None else workers
+    # One streaming scan of a snapshot (a point lookup per chunk would rescan the table each time).
+    rows = batched(store.record_rows(source, [RecordState.AUTHORED], ordered=False), BATCH)
+    with progress(pending, "validate") as bar, fewer_collections():
+        for chunk, checked in map_batches(check_row, rows, workers):
             changes = []
-            for item in chunk:
-                record = item.record
-                report, validated_output, evidence = check_record(record)[1:]
-                # Shallow copies of the parts that change: a deep copy would copy the context too.
-                metadata = record.metadata
-                if report.complexity is not None:
-                    metadata = metadata.model_copy(update={"schema_complexity": report.complexity.level})
-                update: dict[str, object] = {"validated_output": validated_output}
-                if evidence is not None:
-                    update["evidence"] = evidence  # offsets resolved, values located: shown to curators
-                output = record.output.model_copy(update=update)
-                updated = record.model_copy(update={"metadata": metadata, "output": output})
-                if report.passed:
-                    changes.append(
-                        StateChange(
-                            record.record_id,
-                            RecordState.VALIDATED,
-                            STAGE,
-                            record=updated,
-                            validation=report.model_dump(mode="json"),
-                        )
+            for row, result in zip(chunk, checked, strict=True):
+                if result.unreadable is not None:
+                    store.set_aside(row, result.unreadable)  # rejected with its reason, as `Store.records` does
+                    continue
+                state = RecordState.VALIDATED if result.passed else RecordState.REJECTED
+                changes.append(
+                    StateChange(
+                        result.record_id,
+                        state,
+                        STAGE,
+                        reasons=result.reasons,
+                        record_json=result.record_json,
+                        validation=result.validation,
                     )
-                    counts["validated"] += 1
-                else:
-                    reasons = [
-                        Reason(stage=STAGE, code=f.code, message=f.message, path=f.path) for f in report.failures
-                    ]
-                    changes.append(
-                        StateChange(
-                            record.record_id,
-                            RecordState.REJECTED,
-                            STAGE,
-                            reasons=reasons,
-                            record=updated,
-                            validation=report.model_dump(mode="json"),
-                        )
-                    )
-                    counts["rejected"] += 1
+                )
+                counts[str(state)] += 1
             store.apply(changes)
             bar.update(len(chunk))
     return counts

@@ -1,0 +1,102 @@
+"""The validation stage run in worker processes commits exactly what it commits in process."""
+
+from __future__ import annotations
+
+import copy
+import gc
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from core import parallel
+from core.gc_tuning import STAGE_THRESHOLDS, fewer_collections
+from core.models import Record, RecordState, SourceItem
+from core.store import Store
+from tests.validation.conftest import ED_WOOD_ID, GOOD_GROUND_TRUTH, GOOD_SCHEMA
+from validation.stage import run_validation
+
+
+def _records(context: str) -> list[Record]:
+    """Good answers and two kinds of answers that break the schema, each several times."""
+    item = SourceItem(source="hotpotqa", source_id=ED_WOOD_ID, context=context)
+    records = []
+    for n in range(12):
+        truth: dict[str, Any] = copy.deepcopy(GOOD_GROUND_TRUTH)
+        if n % 3 == 1:
+            truth["release_year"] = "nineteen ninety-four"  # not an integer: schema failure
+        elif n % 3 == 2:
+            del truth["director"]  # a required field missing
+        records.append(Record.build(item, f"Question {n} about Ed Wood?", copy.deepcopy(GOOD_SCHEMA), truth))
+    return records
+
+
+def _stored_outcome(store: Store) -> list[tuple[Any, ...]]:
+    rows = store.con.execute(
+        "SELECT record_id, state, record, reasons, validation FROM records ORDER BY record_id"
+    ).fetchall()
+    return [(rid, state, json.loads(record), reasons, validation) for rid, state, record, reasons, validation in rows]
+
+
+def _validate(workspace: Path, records: list[Record], workers: int) -> tuple[dict[str, int], list[tuple[Any, ...]]]:
+    with Store.open(workspace) as store:
+        store.upsert_source_items([SourceItem(source="hotpotqa", source_id=ED_WOOD_ID, context="x")])
+        store.upsert_records(records, RecordState.AUTHORED, "import")
+        broken = json.loads(records[0].model_dump_json())
+        broken["input"]["json_schema"] = "not a dict"  # a stored row that no longer parses
+        store.con.execute(
+            "UPDATE records SET record = ? WHERE record_id = ?", [json.dumps(broken), records[0].record_id]
+        )
+        counts = run_validation(store, "hotpotqa", workers=workers)
+        return dict(counts), _stored_outcome(store)
+
+
+def test_workers_commit_what_the_stage_commits_in_process(tmp_path: Path, ed_wood_context: str) -> None:
+    records = _records(ed_wood_context)
+    in_process = _validate(tmp_path / "serial", records, workers=0)
+    in_workers = _validate(tmp_path / "parallel", records, workers=2)
+    counts, rows = in_process
+    assert counts == {"validated": 3, "rejected": 8}  # the unreadable row is set aside, not counted
+    states = {rid: state for rid, state, *_ in rows}
+    assert states[records[0].record_id] == "rejected"
+    assert "unreadable_record" in dict((r[0], r[3]) for r in rows)[records[0].record_id]
+    assert sum(state == "validated" for state in states.values()) == 3
+    # Same states, reasons, reports and stored records (evidence located, validated output) either way.
+    assert in_workers == in_process
+    validated = [record for _, state, record, *_ in rows if state == "validated"]
+    assert all(r["output"]["validated_output"] == GOOD_GROUND_TRUTH for r in validated)
+    assert all(r["output"]["evidence"]["$.director"]["quote"] == "Tim Burton" for r in validated)
+
+
+def test_worker_count_follows_sob_workers_and_the_size_of_the_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(parallel.WORKERS_ENV, raising=False)
+    assert parallel.worker_count(10) == 0  # a small run stays in process
+    monkeypatch.setattr(parallel, "available_cores", lambda: 2)
+    assert parallel.worker_count(parallel.MIN_PARALLEL) == 2
+    monkeypatch.setattr(parallel, "available_cores", lambda: 1)
+    assert parallel.worker_count(10**6) == 0  # one core: workers would only add copying
+    monkeypatch.setenv(parallel.WORKERS_ENV, "3")
+    assert parallel.worker_count(10) == 3
+    monkeypatch.setenv(parallel.WORKERS_ENV, "many")
+    with pytest.raises(ValueError, match="SOB_WORKERS='many'"):
+        parallel.worker_count(10)
+
+
+def _double(value: int) -> int:
+    return 2 * value
+
+
+def test_map_batches_keeps_batches_in_order_with_and_without_workers() -> None:
+    batches = [list(range(start, start + 5)) for start in range(0, 40, 5)]
+    expected = [(batch, [2 * v for v in batch]) for batch in batches]
+    assert list(parallel.map_batches(_double, batches, workers=0)) == expected
+    assert list(parallel.map_batches(_double, iter(batches), workers=2)) == expected
+
+
+def test_fewer_collections_restores_the_thresholds_even_on_error() -> None:
+    before = gc.get_threshold()
+    with pytest.raises(RuntimeError), fewer_collections():
+        assert gc.get_threshold() == STAGE_THRESHOLDS
+        raise RuntimeError("stage failed")
+    assert gc.get_threshold() == before
