@@ -95,6 +95,69 @@ def _coerce(value: Any, dtype: pa.DataType, record_id: str, name: str) -> Any:
     return value
 
 
+def stored_row(
+    data: Any, validation: dict[str, Any] | None = None, judge: dict[str, Any] | None = None
+) -> dict[str, Any] | None:
+    """`record_row` of a stored record's parsed JSON, without building the Record model (a release reads a
+    few fields of every record). None when a field it reads is missing or of the wrong type: the caller
+    then reads that record the model's way, which sets an unreadable record aside."""
+    try:
+        inputs, output, meta = data["input"], data["output"], data["metadata"]
+        provenance = data.get("provenance", {})
+        fields = {
+            "record_id": data["record_id"],
+            "context": inputs["context"],
+            "question": inputs["question"],
+            "source_id": meta["source_id"],
+        }
+        optional = {
+            "question_difficulty": meta.get("question_difficulty"),
+            "schema_complexity": meta.get("schema_complexity"),
+            "annotator": provenance.get("annotator"),
+            "draft_model": provenance.get("draft_model"),
+            "judge": provenance.get("judge"),
+        }
+        schema, truth, validated = inputs["json_schema"], output["ground_truth"], output.get("validated_output")
+        source, extra = meta["source"], meta.get("extra", {})
+    except (KeyError, TypeError, AttributeError):
+        return None
+    if (
+        not all(isinstance(value, str) for value in fields.values())
+        or not fields["question"]
+        or not fields["source_id"]
+        or not all(value is None or isinstance(value, str) for value in optional.values())
+        or not isinstance(schema, dict)
+        or not isinstance(truth, dict)
+        or not (validated is None or isinstance(validated, dict))
+        or source not in SOURCE_COLUMNS
+        or not isinstance(extra, dict)
+    ):
+        return None
+    complexity = (validation or {}).get("complexity") or {}
+    grounding = (validation or {}).get("grounding") or {}
+    verdict = judge or {}
+    record_id = fields["record_id"]
+    row: dict[str, Any] = {
+        "record_id": record_id,
+        "context": fields["context"],
+        "question": fields["question"],
+        "json_schema": to_json(schema),
+        "ground_truth": to_json(truth),
+        "validated_output": to_json(validated),
+        "question_difficulty": optional["question_difficulty"],
+        "schema_complexity": optional["schema_complexity"] or complexity.get("level"),
+        "source_id": fields["source_id"],
+    }
+    for name, dtype in SOURCE_COLUMNS[source]:
+        row[name] = _coerce(extra.get(name), dtype, record_id, name)
+    row["annotator"] = optional["annotator"]
+    row["draft_model"] = optional["draft_model"]
+    row["judge"] = optional["judge"] or verdict.get("judge")
+    row["judge_scores"] = to_json(verdict.get("scores"))
+    row["grounded_fraction"] = grounding.get("fraction")
+    return row
+
+
 def record_row(
     record: Record, validation: dict[str, Any] | None = None, judge: dict[str, Any] | None = None
 ) -> dict[str, Any]:

@@ -23,7 +23,7 @@ import os
 import shutil
 import uuid
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -40,7 +40,7 @@ from exports.audit import audit_summary
 from exports.audit import card_section as audit_card_section
 from exports.audit import manifest_entry as audit_manifest_entry
 from exports.changelog import compute_changelog, content_columns, first_release_changelog, release_digests, row_digest
-from exports.columns import arrow_schema, record_row
+from exports.columns import arrow_schema, record_row, stored_row
 from exports.manifest import build_funnel, build_manifest, file_sha256
 from exports.splits import SplitAssigner, split_names
 from exports.stats import StatsCollector
@@ -49,6 +49,7 @@ from exports.versions import parse_version, previous_version
 DATA_DIR = "data"
 TEMP_PREFIX = ".tmp-"
 WRITE_BATCH = 1000  # rows per write and per row group; part of the byte-identical output, keep fixed
+READ_BATCH = 2000  # stored records fetched at a time
 COMPRESSION = "zstd"
 T = TypeVar("T")
 
@@ -398,26 +399,24 @@ def _write_data(
                 background.submit(writers[split].write_table, table, row_group_size=WRITE_BATCH)
                 rows.clear()
 
-        for stored in store.records(source, [RecordState.ACCEPTED]):
-            record = stored.record
-            rid = record.record_id
+        for row, validation, judge in _accepted_rows(store, source):
+            rid = row["record_id"]
             if previous_id is not None and rid <= previous_id:
                 raise ReleaseError(f"records are not streamed in record_id order ({previous_id} then {rid})")
             previous_id = rid
             ids_digest.update(rid.encode("utf-8") + b"\n")
             split = assigner.split_of(rid)
-            row = record_row(record, stored.validation, stored.judge)
             buffers[split].append(row)
             counts[split] += 1
             if record_digests is not None:
                 record_digests[rid] = (split, row_digest(row, digest_columns))
             stats.add(
                 split,
-                record.input.context,
-                (stored.validation or {}).get("complexity"),
+                row["context"],
+                (validation or {}).get("complexity"),
                 category=row.get("source_category"),
                 difficulty=row["question_difficulty"],
-                scores=(stored.judge or {}).get("scores"),
+                scores=(judge or {}).get("scores"),
                 annotator=row["annotator"],
                 draft_model=row["draft_model"],
                 judge=row["judge"],
@@ -440,6 +439,46 @@ def _write_data(
             "sha256": file_sha256(path),
         }
     return _Written(counts, files, ids_digest.hexdigest(), assigner.new, stats_result, distributions, record_digests)
+
+
+def _accepted_rows(
+    store: Store, source: str
+) -> Iterator[tuple[dict[str, Any], dict[str, Any] | None, dict[str, Any] | None]]:
+    """(published row, validation report, verdict) of every ACCEPTED record, by record id, from the stored JSON
+    (no Record model is built: that was most of a release's time). A record whose JSON does not have the
+    fields a row needs is read through `Store.records_of_items`, as `Store.records` would: set aside if
+    unreadable, else published from its model."""
+    cursor = store.con.cursor()  # its own cursor: a snapshot, streamed
+    cursor.execute(
+        "SELECT record_id, source_id, record, validation, judge FROM records WHERE source = ? AND state = ? "
+        "ORDER BY record_id",
+        [source, str(RecordState.ACCEPTED)],
+    )
+    try:
+        while chunk := cursor.fetchmany(READ_BATCH):
+            for record_id, source_id, text, validation_text, judge_text in chunk:
+                try:
+                    validation = json.loads(validation_text) if validation_text else None
+                    judge = json.loads(judge_text) if judge_text else None
+                    row = stored_row(json.loads(text), validation, judge)
+                except ValueError:
+                    row = None
+                if row is not None and row["record_id"] == record_id:
+                    yield row, validation, judge
+                elif (through_model := _read_through_model(store, source, source_id, record_id)) is not None:
+                    yield through_model
+                # else: set aside as unreadable
+    finally:
+        cursor.close()
+
+
+def _read_through_model(
+    store: Store, source: str, source_id: str, record_id: str
+) -> tuple[dict[str, Any], dict[str, Any] | None, dict[str, Any] | None] | None:
+    for stored in store.records_of_items(source, [source_id]):
+        if stored.record.record_id == record_id:
+            return record_row(stored.record, stored.validation, stored.judge), stored.validation, stored.judge
+    return None
 
 
 def _table(rows: list[dict[str, Any]], schema: pa.Schema) -> pa.Table:

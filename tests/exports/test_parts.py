@@ -19,6 +19,7 @@ from exports import (
     plan_splits,
     record_row,
 )
+from exports.columns import stored_row
 from exports.splits import bucket
 
 
@@ -91,6 +92,35 @@ def test_stats_counted_beside_the_caller_are_the_same():
         assert beside.result() == plain.result()
     expected = sum(count_tokens([text for i, text in enumerate(texts) if i % 3]))
     assert plain.result()["splits"]["train"]["avg_context_tokens"] == round(expected / 13, 1)
+
+
+@pytest.mark.parametrize("source", ["hotpotqa", "olmocr", "ami"])
+def test_the_row_of_stored_json_is_the_row_of_the_record(factory, source):
+    for i in range(6):
+        record = factory.make_record(source, i)
+        if i % 2:
+            record.output.validated_output = {"answer": f"Zürich {i}", "n": 10**30, "x": 1e20}
+            record.metadata.schema_complexity = "hard"
+            record.provenance.judge = "llm@1"
+        validation, verdict = (factory.validation_report(i), factory.verdict(i)) if i % 3 else (None, None)
+        stored = json.loads(record.model_dump_json())
+        assert stored_row(stored, validation, verdict) == record_row(record, validation, verdict)
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        lambda d: d["input"].pop("context"),
+        lambda d: d["output"].update(ground_truth=[1]),
+        lambda d: d["metadata"].update(source="nowhere"),
+        lambda d: d.update(provenance=None),
+        lambda d: d["input"].update(question=""),
+    ],
+)
+def test_stored_json_without_a_rows_fields_is_left_to_the_model(factory, damage):
+    stored = json.loads(factory.make_record("hotpotqa", 1).model_dump_json())
+    damage(stored)
+    assert stored_row(stored) is None
 
 
 def test_record_row_order_and_types(factory):

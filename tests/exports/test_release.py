@@ -241,6 +241,25 @@ def test_a_failed_parquet_write_fails_the_release(store, workspace, monkeypatch,
     assert store.split_assignments("default") == {}
 
 
+def test_an_unreadable_accepted_record_is_set_aside_not_released(store, workspace, factory, judge_kwargs):
+    """The release reads stored JSON without the Record model; a record the model cannot read back is still
+    set aside (rejected as unreadable) and left out, as any stage reading it would."""
+    records = factory.add_records(store, "hotpotqa", range(10))
+    broken = records[4].record_id
+    text = store.con.execute("SELECT record FROM records WHERE record_id = ?", [broken]).fetchone()[0]
+    data = json.loads(text)
+    data["output"]["ground_truth"] = "not an object"
+    store.con.execute("UPDATE records SET record = ? WHERE record_id = ?", [json.dumps(data), broken])
+    result = write_release(store, "hotpotqa", "1.0.0", workspace, **judge_kwargs)
+    assert result.total == 9
+    released = {
+        rid for path in (result.path / "data").glob("*.parquet") for rid in pq.read_table(path)["record_id"].to_pylist()
+    }
+    assert broken not in released and len(released) == 9
+    [(record_id, _, reasons)] = store.unreadable_records("hotpotqa")
+    assert record_id == broken and reasons[0].code == "unreadable_record"
+
+
 def test_empty_splits_keep_their_columns(store, workspace, tmp_path, monkeypatch, factory, judge_kwargs):
     monkeypatch.setitem(exports.splits.SPLIT_RATIOS, "default", (("train", 100), ("validation", 0), ("test", 0)))
     factory.add_records(store, "hotpotqa", range(5))
