@@ -242,6 +242,7 @@ class StateChange:
     record: Record | None = None  # updated record (e.g. validated_output filled)
     record_json: str | None = None  # the same, already serialised (by a worker process)
     validation: dict[str, Any] | None = None
+    validation_json: str | None = None  # the same, already serialised (by a worker process)
     judge: dict[str, Any] | None = None
 
 
@@ -623,7 +624,9 @@ class Store:
                     "state": str(change.to_state),
                     "record": change.record.model_dump_json() if change.record else change.record_json,
                     "reasons": _json_or_none(reasons, secrets),
-                    "validation": _json_or_none(change.validation, secrets),
+                    "validation": redact(change.validation_json, secrets)
+                    if change.validation_json is not None
+                    else _json_or_none(change.validation, secrets),
                     "judge": _json_or_none(change.judge, secrets),
                     "updated_at": now,
                 }

@@ -7,7 +7,7 @@ Checking a record is pure and CPU-bound, so a large run checks its batches in wo
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from pydantic import ValidationError
 
@@ -30,7 +30,7 @@ class CheckedRow(NamedTuple):
     record_id: str
     passed: bool = False
     record_json: str | None = None
-    validation: dict[str, Any] | None = None
+    validation_json: str | None = None
     reasons: list[Reason] = []
     unreadable: str | None = None
 
@@ -57,7 +57,7 @@ def check_row(row: RecordRow) -> CheckedRow:
         record.record_id,
         passed=report.passed,
         record_json=updated.model_dump_json(),
-        validation=report.model_dump(mode="json"),
+        validation_json=report.model_dump_json(),
         reasons=reasons,
     )
 
@@ -85,7 +85,7 @@ def run_validation(store: Store, source: str, workers: int | None = None) -> Cou
                         STAGE,
                         reasons=result.reasons,
                         record_json=result.record_json,
-                        validation=result.validation,
+                        validation_json=result.validation_json,
                     )
                 )
                 counts[str(state)] += 1

@@ -130,11 +130,11 @@ def test_killed_run_resumes_to_the_same_release(
     real = validation.stage.check_record
     calls = {"n": 0}
 
-    def dying(record):
+    def dying(record, **options):
         calls["n"] += 1
         if calls["n"] > 6:
             raise KeyboardInterrupt
-        return real(record)
+        return real(record, **options)
 
     monkeypatch.setattr(validation.stage, "BATCH", 3)
     monkeypatch.setattr(validation.stage, "check_record", dying)
