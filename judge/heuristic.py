@@ -486,6 +486,7 @@ def _doubts(issues: list[GroundingIssue]) -> list[GroundingIssue]:
 class HeuristicJudge:
     name = "heuristic"
     version = VERSION
+    runs_in_workers = True  # a pure function of the record: large runs judge in worker processes
 
     def judge(self, record: Record, report: ValidationReport, threshold: int) -> JudgeVerdict:
         scores: dict[str, int] = {}

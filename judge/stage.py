@@ -3,13 +3,20 @@ dimensions; a judge that keeps failing leaves the record in `judge_error` for th
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
+from functools import partial
+
+from pydantic import ValidationError
 
 from core.batching import batched
-from core.models import Reason, RecordState, utcnow
+from core.gc_tuning import fewer_collections
+from core.models import Reason, Record, RecordState, utcnow
+from core.parallel import map_batches, worker_count
 from core.progress import progress
-from core.store import StateChange, Store, StoredRecord
+from core.store import RecordRow, StateChange, Store, StoredRecord, parse_error_summary
 from core.verdicts import JudgeVerdict, ValidationReport
 from judge.base import Judge
 
@@ -21,56 +28,100 @@ WAITING = (RecordState.VALIDATED, RecordState.JUDGE_ERROR)
 
 
 def run_judging(
-    store: Store, source: str, judge: Judge, threshold: int, items: Sequence[StoredRecord] | None = None
+    store: Store,
+    source: str,
+    judge: Judge,
+    threshold: int,
+    items: Sequence[StoredRecord] | None = None,
+    workers: int | None = None,
 ) -> Counter[str]:
-    """Judge `items` (default: every record waiting for a judge) and move each to its next state."""
+    """Judge `items` (default: every record waiting for a judge) and move each to its next state.
+
+    A judge that is a pure function of the record (`runs_in_workers`, the heuristic pre-filter) judges a
+    large run in worker processes (core/parallel.py); LLM judges run here, with their client and cache."""
     counts: Counter[str] = Counter()
+    if items is None and getattr(judge, "runs_in_workers", False):
+        total = sum(store.count_in_state(source, state) for state in WAITING)
+        workers = worker_count(total) if workers is None else workers
+        if workers > 0:
+            return _judge_in_workers(store, source, judge, threshold, total, workers)
     if items is not None:
         chunks: Iterable[Sequence[StoredRecord]] = batched(items, BATCH)
         total = len(items)
     else:  # one streaming scan of a snapshot, so memory stays bounded
         chunks = batched(store.records(source, WAITING, ordered=False), BATCH)
         total = sum(store.count_in_state(source, state) for state in WAITING)
-    with progress(total, f"judge ({judge.name})") as bar:
+    with progress(total, f"judge ({judge.name})") as bar, fewer_collections():
         for chunk in chunks:
             changes = []
             for item in chunk:
-                record = item.record
                 report = ValidationReport.model_validate(item.validation or {"passed": True})
-                try:
-                    verdict = judge.judge(record, report, threshold)
-                except Exception as exc:  # a judge failure must never lose the record
-                    code = getattr(exc, "code", None)  # a JudgeFailed names its kind of failure
-                    code = code if isinstance(code, str) and code else "judge_error"
-                    reason = Reason(stage=STAGE, code=code, message=f"{type(exc).__name__}: {exc}")
-                    changes.append(StateChange(record.record_id, RecordState.JUDGE_ERROR, STAGE, reasons=[reason]))
-                    counts["judge_error"] += 1
+                change, outcome = _decide(item.record, report, judge, threshold)
+                changes.append(change)
+                counts[outcome] += 1
+            store.apply(changes)
+            bar.update(len(chunk))
+    return counts
+
+
+def _decide(record: Record, report: ValidationReport, judge: Judge, threshold: int) -> tuple[StateChange, str]:
+    """The record's move after the judge's verdict, and the outcome to count."""
+    try:
+        verdict = judge.judge(record, report, threshold)
+    except Exception as exc:  # a judge failure must never lose the record
+        code = getattr(exc, "code", None)  # a JudgeFailed names its kind of failure
+        code = code if isinstance(code, str) and code else "judge_error"
+        reason = Reason(stage=STAGE, code=code, message=f"{type(exc).__name__}: {exc}")
+        return StateChange(record.record_id, RecordState.JUDGE_ERROR, STAGE, reasons=[reason]), "judge_error"
+    provenance = record.provenance.model_copy(
+        update={"judge": f"{verdict.judge}@{verdict.version}", "judged_at": utcnow()}
+    )
+    updated = record.model_copy(update={"provenance": provenance})
+    failing = verdict.failing_dimensions()
+    reasons = [
+        Reason(
+            stage=STAGE,
+            code=f"low_{dim}",
+            message=f"{dim} scored {verdict.scores[dim]} < {threshold}: {verdict.rationales.get(dim, '')}",
+        )
+        for dim in failing
+    ]
+    state = RecordState.REJECTED if failing else RecordState.ACCEPTED
+    change = StateChange(
+        record.record_id, state, STAGE, reasons=reasons, record=updated, judge=verdict.model_dump(mode="json")
+    )
+    return change, str(state)
+
+
+def judge_row(row: RecordRow, judge: Judge, threshold: int) -> tuple[StateChange | None, str]:
+    """In a worker: one stored row judged, the updated record serialised there; (None, why) when the row
+    cannot be read back."""
+    try:
+        record = Record.model_validate_json(row.record)
+        report = ValidationReport.model_validate(json.loads(row.validation) if row.validation else {"passed": True})
+    except (ValidationError, ValueError) as exc:
+        return None, parse_error_summary(exc)
+    change, outcome = _decide(record, report, judge, threshold)
+    if change.record is not None:
+        change = replace(change, record=None, record_json=change.record.model_dump_json())
+    return change, outcome
+
+
+def _judge_in_workers(
+    store: Store, source: str, judge: Judge, threshold: int, total: int, workers: int
+) -> Counter[str]:
+    counts: Counter[str] = Counter()
+    rows = batched(store.record_rows(source, WAITING, ordered=False), BATCH)
+    work = partial(judge_row, judge=judge, threshold=threshold)
+    with progress(total, f"judge ({judge.name})") as bar, fewer_collections():
+        for chunk, judged in map_batches(work, rows, workers):
+            changes = []
+            for row, (change, outcome) in zip(chunk, judged, strict=True):
+                if change is None:
+                    store.set_aside(row, outcome)  # rejected with its reason, as `Store.records` does
                     continue
-                provenance = record.provenance.model_copy(
-                    update={"judge": f"{verdict.judge}@{verdict.version}", "judged_at": utcnow()}
-                )
-                updated = record.model_copy(update={"provenance": provenance})
-                failing = verdict.failing_dimensions()
-                reasons = [
-                    Reason(
-                        stage=STAGE,
-                        code=f"low_{dim}",
-                        message=f"{dim} scored {verdict.scores[dim]} < {threshold}: {verdict.rationales.get(dim, '')}",
-                    )
-                    for dim in failing
-                ]
-                state = RecordState.REJECTED if failing else RecordState.ACCEPTED
-                changes.append(
-                    StateChange(
-                        record.record_id,
-                        state,
-                        STAGE,
-                        reasons=reasons,
-                        record=updated,
-                        judge=verdict.model_dump(mode="json"),
-                    )
-                )
-                counts[str(state)] += 1
+                changes.append(change)
+                counts[outcome] += 1
             store.apply(changes)
             bar.update(len(chunk))
     return counts

@@ -1,4 +1,4 @@
-"""The validation stage run in worker processes commits exactly what it commits in process."""
+"""The validation stage and the heuristic judge run in worker processes commit exactly what they commit in process."""
 
 from __future__ import annotations
 
@@ -14,8 +14,16 @@ from core import parallel
 from core.gc_tuning import STAGE_THRESHOLDS, fewer_collections
 from core.models import Record, RecordState, SourceItem
 from core.store import Store
-from tests.validation.conftest import ED_WOOD_ID, GOOD_GROUND_TRUTH, GOOD_SCHEMA
+from judge.heuristic import HeuristicJudge
+from judge.stage import run_judging
+from tests.validation.conftest import ED_WOOD_ID, GOOD_GROUND_TRUTH, GOOD_SCHEMA, HOTPOT_SAMPLE, hotpot_context
 from validation.stage import run_validation
+
+
+@pytest.fixture(scope="module")
+def ed_wood_context(test_data: Path) -> str:
+    rows = json.loads((test_data / HOTPOT_SAMPLE).read_text(encoding="utf-8"))
+    return next(hotpot_context(row) for row in rows if row["_id"] == ED_WOOD_ID)
 
 
 def _records(context: str) -> list[Record]:
@@ -67,6 +75,37 @@ def test_workers_commit_what_the_stage_commits_in_process(tmp_path: Path, ed_woo
     validated = [record for _, state, record, *_ in rows if state == "validated"]
     assert all(r["output"]["validated_output"] == GOOD_GROUND_TRUTH for r in validated)
     assert all(r["output"]["evidence"]["$.director"]["quote"] == "Tim Burton" for r in validated)
+
+
+def _judge(workspace: Path, workers: int) -> tuple[dict[str, int], list[tuple[Any, ...]]]:
+    with Store.open(workspace) as store:
+        counts = run_judging(store, "hotpotqa", HeuristicJudge(), 60, workers=workers)
+        rows = _stored_outcome(store)
+    for _, _, record, *_ in rows:
+        record.get("provenance", {}).pop("judged_at", None)  # the moment of judging differs between two runs
+    return dict(counts), rows
+
+
+def test_the_heuristic_judge_in_workers_commits_what_it_commits_in_process(
+    tmp_path: Path, ed_wood_context: str
+) -> None:
+    records = _records(ed_wood_context)
+    records += [r.model_copy(update={"record_id": f"copy-{r.record_id}"}) for r in records[3:6]]
+    for name in ("serial", "parallel"):
+        _validate(tmp_path / name, records, workers=0)
+        with Store.open(tmp_path / name) as store:  # a validated row that no longer parses
+            store.con.execute(
+                "UPDATE records SET record = '{\"record_id\": 1}' WHERE record_id LIKE 'copy-%' AND state = 'validated'"
+            )
+    in_process = _judge(tmp_path / "serial", workers=0)
+    in_workers = _judge(tmp_path / "parallel", workers=2)
+    counts, rows = in_process
+    assert sum(counts.values()) == 3 and set(counts) <= {"accepted", "rejected"}
+    unreadable = [rid for rid, _, _, reasons, _ in rows if "unreadable_record" in (reasons or "")]
+    assert len(unreadable) == 2  # one set aside by validation, one by the judge
+    judged = [record["provenance"]["judge"] for _, _, record, *_ in rows if record.get("provenance", {}).get("judge")]
+    assert len(judged) == 3 and all(judge.startswith("heuristic@") for judge in judged)
+    assert in_workers == in_process
 
 
 def test_worker_count_follows_sob_workers_and_the_size_of_the_run(monkeypatch: pytest.MonkeyPatch) -> None:
