@@ -456,17 +456,9 @@ def check_evidence(ground_truth: Any, context: str, evidence: dict[str, Evidence
             continue
         start, end, kind = place
         spans[leaf.path] = (start, end)
-        # Built without re-validation: offsets found in the context (end > start) and a short quote always
-        # satisfy the model, and validating thousands of these per run costs more than finding them.
-        result.resolved[leaf.path] = Evidence.model_construct(
-            kind=kind,
-            quote=_quote(context, start, end),
-            start=start,
-            end=end,
-            sources=[],
-            rule=None,
-            note=None,
-            auto=True,
+        # From a dict: pydantic validates it in one call, about half the cost of the keyword constructor.
+        result.resolved[leaf.path] = Evidence.model_validate(
+            {"kind": kind, "quote": _quote(context, start, end), "start": start, "end": end, "auto": True}
         )
         result.grounded += 1
         result.support["located"] += 1
