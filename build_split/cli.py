@@ -15,6 +15,7 @@ from build_split.options import RunOptions
 from build_split.pipeline import UsageError, print_diff, print_rejections, print_status, run
 from core.llm.failures import DEFAULT_MAX_CONSECUTIVE_FAILURES
 from core.llm.types import LLMError
+from core.parallel import WorkerFailed
 from core.redaction import redact, register_secret
 from core.store import Store, WorkspaceBusyError, WorkspaceError
 from exports.hub import TARGET_HELP, PublishError
@@ -314,6 +315,7 @@ def main(argv: list[str] | None = None) -> int:
         PublishError,
         LabelStudioError,
         LLMError,  # e.g. no key for the Gemini client: the message says what to set
+        WorkerFailed,  # a worker process died: the message says what is kept and what to do
     ) as exc:
         print(f"error: {redact(str(exc))}", file=sys.stderr)
         return 2

@@ -12,7 +12,8 @@ import multiprocessing
 import os
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from multiprocessing.pool import AsyncResult
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from typing import TypeVar
 
 T = TypeVar("T")
@@ -43,27 +44,39 @@ def worker_count(pending: int) -> int:
     return cores if cores > 1 and pending >= MIN_PARALLEL else 0
 
 
+class WorkerFailed(RuntimeError):
+    """A worker process died (killed, out of memory, or a script without a main guard); what was committed stays."""
+
+
 def map_batches(
     work: Callable[[T], R], batches: Iterable[Sequence[T]], workers: int
 ) -> Iterator[tuple[Sequence[T], list[R]]]:
     """(batch, [work(item) for item in batch]) for each batch, in order. With workers, the next batch is
     already being worked on while the caller handles the current one. `work` must be a module-level
     function (it is sent to the workers by name) and should catch its own errors: an exception raised in a
-    worker stops the run, as it would in process."""
+    worker stops the run, as it would in process. A worker that dies raises WorkerFailed instead of
+    leaving the run waiting for an answer that will never come."""
     if workers <= 0:
         for batch in batches:
             yield batch, [work(item) for item in batch]
         return
     context = multiprocessing.get_context("forkserver")  # no fork of a process holding DuckDB's threads
     context.set_forkserver_preload(_PRELOAD)
-    with context.Pool(workers) as pool:
-        in_flight: deque[tuple[Sequence[T], AsyncResult[list[R]]]] = deque()
-        for batch in batches:
-            chunk = max(1, len(batch) // (workers * 4))  # a few chunks per worker evens out slow records
-            in_flight.append((batch, pool.map_async(work, batch, chunksize=chunk)))
-            if len(in_flight) > 1:
-                done, result = in_flight.popleft()
-                yield done, result.get()
-        while in_flight:
-            done, result = in_flight.popleft()
-            yield done, result.get()
+    try:
+        with ProcessPoolExecutor(workers, mp_context=context) as pool:
+            in_flight: deque[tuple[Sequence[T], Iterator[R]]] = deque()
+            for batch in batches:
+                chunk = max(1, len(batch) // (workers * 4))  # a few chunks per worker evens out slow records
+                in_flight.append((batch, pool.map(work, batch, chunksize=chunk)))  # submitted now, read later
+                if len(in_flight) > 1:
+                    done, results = in_flight.popleft()
+                    yield done, list(results)
+            while in_flight:
+                done, results = in_flight.popleft()
+                yield done, list(results)
+    except BrokenProcessPool as exc:
+        raise WorkerFailed(
+            f"a worker process stopped unexpectedly ({exc}); the batches committed before it are kept. Run again, "
+            f"or set {WORKERS_ENV}=0 to work in one process (a script that runs the stages itself needs an "
+            '`if __name__ == "__main__":` guard)'
+        ) from exc

@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import gc
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -131,6 +132,20 @@ def test_map_batches_keeps_batches_in_order_with_and_without_workers() -> None:
     expected = [(batch, [2 * v for v in batch]) for batch in batches]
     assert list(parallel.map_batches(_double, batches, workers=0)) == expected
     assert list(parallel.map_batches(_double, iter(batches), workers=2)) == expected
+
+
+def _die_on_three(value: int) -> int:
+    if value == 3:
+        os._exit(1)  # a worker killed (out of memory, or by hand) in the middle of a batch
+    return value
+
+
+def test_a_worker_that_dies_stops_the_run_with_an_error_instead_of_a_hang() -> None:
+    finished = []
+    with pytest.raises(parallel.WorkerFailed, match="SOB_WORKERS=0"):
+        for batch, results in parallel.map_batches(_die_on_three, [[1, 2], [3, 4], [5, 6]], workers=2):
+            finished.append((batch, results))
+    assert finished in ([], [([1, 2], [1, 2])])  # what came back before the death is handed over
 
 
 def test_fewer_collections_restores_the_thresholds_even_on_error() -> None:
