@@ -48,8 +48,9 @@ def run_judging(
     if items is not None:
         chunks: Iterable[Sequence[StoredRecord]] = batched(items, BATCH)
         total = len(items)
-    else:  # one streaming scan of a snapshot, so memory stays bounded
-        chunks = batched(store.records(source, WAITING, ordered=False), BATCH)
+    else:  # page by page, no read held open while the batches are written (see `Store.record_pages`)
+        readable = (stored for row in store.record_pages(source, WAITING, BATCH) if (stored := store.read_row(row)))
+        chunks = batched(readable, BATCH)
         total = sum(store.count_in_state(source, state) for state in WAITING)
     with progress(total, f"judge ({judge.name})") as bar, fewer_collections():
         for chunk in chunks:
@@ -111,7 +112,7 @@ def _judge_in_workers(
     store: Store, source: str, judge: Judge, threshold: int, total: int, workers: int
 ) -> Counter[str]:
     counts: Counter[str] = Counter()
-    rows = batched(store.record_rows(source, WAITING, ordered=False), BATCH)
+    rows = batched(store.record_pages(source, WAITING, BATCH), BATCH)
     work = partial(judge_row, judge=judge, threshold=threshold)
     with progress(total, f"judge ({judge.name})") as bar, fewer_collections():
         for chunk, judged in map_batches(work, rows, workers):

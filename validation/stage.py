@@ -68,8 +68,8 @@ def run_validation(store: Store, source: str, workers: int | None = None) -> Cou
     counts: Counter[str] = Counter()
     pending = store.count_in_state(source, RecordState.AUTHORED)
     workers = worker_count(pending) if workers is None else workers
-    # One streaming scan of a snapshot (a point lookup per chunk would rescan the table each time).
-    rows = batched(store.record_rows(source, [RecordState.AUTHORED], ordered=False), BATCH)
+    # Page by page, no read held open while the batches are written (see `Store.record_pages`).
+    rows = batched(store.record_pages(source, [RecordState.AUTHORED], BATCH), BATCH)
     with progress(pending, "validate") as bar, fewer_collections():
         for chunk, checked in map_batches(check_row, rows, workers):
             changes = []
