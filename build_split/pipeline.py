@@ -304,7 +304,12 @@ def _audit(store: Store, options: RunOptions, summary: RunSummary, label_studio:
             "--label-studio-url and --label-studio-api-key (or LABEL_STUDIO_URL / LABEL_STUDIO_API_KEY)"
         )
     summary.audit = run_audit(
-        store, label_studio, options.source, size=options.audit, rounds=options.rounds, seed=options.seed  # type: ignore[arg-type]
+        store,
+        label_studio,
+        options.source,
+        size=options.audit,
+        rounds=options.rounds,
+        seed=options.seed,  # type: ignore[arg-type]
     )
 
 
