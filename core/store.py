@@ -471,13 +471,7 @@ class Store:
             "WHERE source = ? AND source_id IN (SELECT unnest(?)) ORDER BY record_id",
             [source, list(source_ids)],
         ).fetchall()
-        stored = []
-        for row in rows:
-            try:
-                stored.append(self._stored(*row[:5]))
-            except (ValidationError, ValueError) as exc:
-                self._quarantine(row[5], row[1], row[2], exc)
-        return stored
+        return [stored for row in rows if (stored := self.read_row(RecordRow(*row))) is not None]
 
     def reopen_records(
         self,
@@ -693,28 +687,6 @@ class Store:
         The read runs on its own cursor, a snapshot: a stage may move the records it reads while it
         reads them. Unordered, it is one streaming scan that never holds more than a batch in memory.
         """
-        for row in self.record_rows(source, states, batch_size, ordered):
-            stored = self.read_row(row)
-            if stored is not None:
-                yield stored
-
-    def read_row(self, row: RecordRow) -> StoredRecord | None:
-        """The parsed row, or None when it no longer parses (it is then set aside with its reason)."""
-        try:
-            return self._stored(row.record, row.state, row.reasons, row.validation, row.judge)
-        except (ValidationError, ValueError) as exc:
-            self.set_aside(row, exc)
-            return None
-
-    def record_rows(
-        self,
-        source: str,
-        states: Sequence[RecordState] | None = None,
-        batch_size: int = 2000,
-        ordered: bool = True,
-    ) -> Iterator[RecordRow]:
-        """The stored rows as text, unparsed: for stages that parse them in worker processes (core/parallel.py).
-        A row that does not parse there goes to `set_aside`. Same snapshot and order as `records`."""
         sql = "SELECT record, state, reasons, validation, judge, record_id FROM records WHERE source = ?"
         params: list[Any] = [source]
         if states:
@@ -724,8 +696,18 @@ class Store:
         cursor.execute(sql + (" ORDER BY record_id" if ordered else ""), params)
         while chunk := cursor.fetchmany(batch_size):
             for row in chunk:
-                yield RecordRow(*row)
+                stored = self.read_row(RecordRow(*row))
+                if stored is not None:
+                    yield stored
         cursor.close()
+
+    def read_row(self, row: RecordRow) -> StoredRecord | None:
+        """The parsed row, or None when it no longer parses (it is then set aside with its reason)."""
+        try:
+            return self._stored(row.record, row.state, row.reasons, row.validation, row.judge)
+        except (ValidationError, ValueError) as exc:
+            self.set_aside(row, exc)
+            return None
 
     def record_pages(self, source: str, states: Sequence[RecordState], page_size: int = 1000) -> Iterator[RecordRow]:
         """The rows in `states` as text, by record id, read a page at a time with no read left open: a stage
@@ -745,11 +727,9 @@ class Store:
 
     def set_aside(self, row: RecordRow, error: Exception | str) -> None:
         """A stored row that no longer parses (written before the input limits, or by hand) is rejected with
-        a reason instead of stopping every later run; its text stays in the store for inspection."""
-        self._quarantine(row.record_id, row.state, row.reasons, error)
-
-    def _quarantine(self, record_id: str, state: str, reasons: str | None, error: Exception | str) -> None:
-        if state == RecordState.REJECTED and reasons and UNREADABLE_RECORD in reasons:
+        a reason instead of stopping every later run; its text stays in the store for inspection. `error`: the
+        parse error, or its summary when the row was parsed in a worker process."""
+        if row.state == RecordState.REJECTED and row.reasons and UNREADABLE_RECORD in row.reasons:
             return  # already set aside
         detail = error if isinstance(error, str) else parse_error_summary(error)
         reason = Reason(
@@ -758,7 +738,7 @@ class Store:
             message=f"the stored record cannot be read back ({detail}); it is set aside "
             "and stays in the store; author it again within the input limits",
         )
-        self.apply([StateChange(record_id, RecordState.REJECTED, "store", reasons=[reason])])
+        self.apply([StateChange(row.record_id, RecordState.REJECTED, "store", reasons=[reason])])
 
     def unreadable_records(self, source: str) -> list[tuple[str, str, list[Reason]]]:
         """(record id, source id, reasons) of the records set aside because they cannot be read back."""

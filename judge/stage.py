@@ -42,9 +42,7 @@ def run_judging(
     counts: Counter[str] = Counter()
     if items is None and getattr(judge, "runs_in_workers", False):
         total = sum(store.count_in_state(source, state) for state in WAITING)
-        workers = worker_count(total) if workers is None else workers
-        if workers > 0:
-            return _judge_in_workers(store, source, judge, threshold, total, workers)
+        return _judge_rows(store, source, judge, threshold, total, worker_count(total) if workers is None else workers)
     if items is not None:
         chunks: Iterable[Sequence[StoredRecord]] = batched(items, BATCH)
         total = len(items)
@@ -95,8 +93,8 @@ def _decide(record: Record, report: ValidationReport, judge: Judge, threshold: i
 
 
 def judge_row(row: RecordRow, judge: Judge, threshold: int) -> tuple[StateChange | None, str]:
-    """In a worker: one stored row judged, the updated record serialised there; (None, why) when the row
-    cannot be read back."""
+    """One stored row judged (in a worker process, or here with none), the updated record serialised; (None,
+    why) when the row cannot be read back."""
     try:
         record = Record.model_validate_json(row.record)
         report = ValidationReport.model_validate(json.loads(row.validation) if row.validation else {"passed": True})
@@ -108,9 +106,7 @@ def judge_row(row: RecordRow, judge: Judge, threshold: int) -> tuple[StateChange
     return change, outcome
 
 
-def _judge_in_workers(
-    store: Store, source: str, judge: Judge, threshold: int, total: int, workers: int
-) -> Counter[str]:
+def _judge_rows(store: Store, source: str, judge: Judge, threshold: int, total: int, workers: int) -> Counter[str]:
     counts: Counter[str] = Counter()
     rows = batched(store.record_pages(source, WAITING, BATCH), BATCH)
     work = partial(judge_row, judge=judge, threshold=threshold)
