@@ -40,6 +40,7 @@ import jsonschema
 from annotation_ui_config import TEXT_CONTROLS, VERDICT_CONTROL, VERDICTS, label_config
 from authoring import ls_evidence, ls_state, page_tasks
 from authoring.flag_resolutions import NONE_OPEN, flags_text, resolve
+from core.derived import read_record
 from core.evidence import Evidence, parse_evidence_map
 from core.models import Provenance, Reason, Record, RecordState, SourceItem, utcnow
 from core.review import ReviewInfo, review_subject, subject_hash
@@ -946,9 +947,9 @@ def _records_by_id(store: Store, record_ids: Sequence[str]) -> dict[str, Record]
     if not record_ids:
         return {}
     rows = store.con.execute(
-        "SELECT record_id, record FROM records WHERE record_id IN (SELECT unnest(?))", [list(record_ids)]
+        "SELECT record_id, record, derived FROM records WHERE record_id IN (SELECT unnest(?))", [list(record_ids)]
     ).fetchall()
-    return {rid: Record.model_validate_json(text) for rid, text in rows}
+    return {rid: read_record(text, derived) for rid, text, derived in rows}
 
 
 def _subject_hash(record: Record) -> str:
@@ -1061,11 +1062,11 @@ def bounce_review_flags(
 
 def _task_record(store: Store, base_url: str, project_id: int, source_id: str) -> Record | None:
     row = store.con.execute(
-        "SELECT r.record FROM ls_tasks t JOIN records r ON r.record_id = t.record_id "
+        "SELECT r.record, r.derived FROM ls_tasks t JOIN records r ON r.record_id = t.record_id "
         "WHERE t.base_url = ? AND t.project_id = ? AND t.source_id = ?",
         [base_url, project_id, source_id],
     ).fetchone()
-    return Record.model_validate_json(row[0]) if row else None
+    return read_record(*row) if row else None
 
 
 # -- one call per run, and what the curator is told --------------------------------------------

@@ -32,6 +32,7 @@ from typing import Any, Literal, TypeVar
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from core.derived import merged
 from core.models import RELEASE_CONFIG, RecordState
 from core.store import Store
 from exports import card as card_mod
@@ -450,17 +451,20 @@ def _accepted_rows(
     unreadable, else published from its model."""
     cursor = store.con.cursor()  # its own cursor: a snapshot, streamed
     cursor.execute(
-        "SELECT record_id, source_id, record, validation, judge FROM records WHERE source = ? AND state = ? "
+        "SELECT record_id, source_id, record, validation, judge, derived FROM records WHERE source = ? AND state = ? "
         "ORDER BY record_id",
         [source, str(RecordState.ACCEPTED)],
     )
     try:
         while chunk := cursor.fetchmany(READ_BATCH):
-            for record_id, source_id, text, validation_text, judge_text in chunk:
+            for record_id, source_id, text, validation_text, judge_text, derived_text in chunk:
                 try:
                     validation = json.loads(validation_text) if validation_text else None
                     judge = json.loads(judge_text) if judge_text else None
-                    row = stored_row(json.loads(text), validation, judge)
+                    data = json.loads(text)
+                    if derived_text:  # the stage outputs kept beside the record (core/derived.py)
+                        data = merged(data, json.loads(derived_text))
+                    row = stored_row(data, validation, judge)
                 except ValueError:
                     row = None
                 if row is not None and row["record_id"] == record_id:

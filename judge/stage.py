@@ -6,12 +6,12 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import replace
 from functools import partial
 
 from pydantic import ValidationError
 
 from core.batching import batched
+from core.derived import read_record, with_changes
 from core.gc_tuning import fewer_collections
 from core.models import Reason, Record, RecordState, utcnow
 from core.parallel import map_batches, worker_count
@@ -25,6 +25,7 @@ BATCH = 500
 
 
 WAITING = (RecordState.VALIDATED, RecordState.JUDGE_ERROR)
+JUDGE_FIELDS = {"judge", "judged_at"}  # what the judge adds to a record's provenance
 
 
 def run_judging(
@@ -55,7 +56,7 @@ def run_judging(
             changes = []
             for item in chunk:
                 report = ValidationReport.model_validate(item.validation or {"passed": True})
-                change, outcome = _decide(item.record, report, judge, threshold)
+                change, outcome = _decide(item.record, item.derived, report, judge, threshold)
                 changes.append(change)
                 counts[outcome] += 1
             store.apply(changes)
@@ -63,8 +64,11 @@ def run_judging(
     return counts
 
 
-def _decide(record: Record, report: ValidationReport, judge: Judge, threshold: int) -> tuple[StateChange, str]:
-    """The record's move after the judge's verdict, and the outcome to count."""
+def _decide(
+    record: Record, derived: str | None, report: ValidationReport, judge: Judge, threshold: int
+) -> tuple[StateChange, str]:
+    """The record's move after the judge's verdict, and the outcome to count. `derived`: the stage outputs
+    stored beside the record, which the judge's provenance joins (core/derived.py)."""
     try:
         verdict = judge.judge(record, report, threshold)
     except Exception as exc:  # a judge failure must never lose the record
@@ -75,7 +79,7 @@ def _decide(record: Record, report: ValidationReport, judge: Judge, threshold: i
     provenance = record.provenance.model_copy(
         update={"judge": f"{verdict.judge}@{verdict.version}", "judged_at": utcnow()}
     )
-    updated = record.model_copy(update={"provenance": provenance})
+    derived_json = with_changes(derived, {"provenance": provenance.model_dump(mode="json", include=JUDGE_FIELDS)})
     failing = verdict.failing_dimensions()
     reasons = [
         Reason(
@@ -86,24 +90,20 @@ def _decide(record: Record, report: ValidationReport, judge: Judge, threshold: i
         for dim in failing
     ]
     state = RecordState.REJECTED if failing else RecordState.ACCEPTED
-    change = StateChange(
-        record.record_id, state, STAGE, reasons=reasons, record=updated, judge=verdict.model_dump(mode="json")
-    )
+    verdict_json = verdict.model_dump(mode="json")
+    change = StateChange(record.record_id, state, STAGE, reasons=reasons, derived_json=derived_json, judge=verdict_json)
     return change, str(state)
 
 
 def judge_row(row: RecordRow, judge: Judge, threshold: int) -> tuple[StateChange | None, str]:
-    """One stored row judged (in a worker process, or here with none), the updated record serialised; (None,
-    why) when the row cannot be read back."""
+    """One stored row judged (in a worker process, or here with none); (None, why) when the row cannot be
+    read back."""
     try:
-        record = Record.model_validate_json(row.record)
+        record = read_record(row.record, row.derived)
         report = ValidationReport.model_validate(json.loads(row.validation) if row.validation else {"passed": True})
     except (ValidationError, ValueError) as exc:
         return None, parse_error_summary(exc)
-    change, outcome = _decide(record, report, judge, threshold)
-    if change.record is not None:
-        change = replace(change, record=None, record_json=change.record.model_dump_json())
-    return change, outcome
+    return _decide(record, row.derived, report, judge, threshold)
 
 
 def _judge_rows(store: Store, source: str, judge: Judge, threshold: int, total: int, workers: int) -> Counter[str]:

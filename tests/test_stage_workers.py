@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from core import parallel
+from core.derived import merged
 from core.gc_tuning import STAGE_THRESHOLDS, fewer_collections
 from core.models import Record, RecordState, SourceItem
 from core.store import Store
@@ -43,9 +44,13 @@ def _records(context: str) -> list[Record]:
 
 def _stored_outcome(store: Store) -> list[tuple[Any, ...]]:
     rows = store.con.execute(
-        "SELECT record_id, state, record, reasons, validation FROM records ORDER BY record_id"
+        "SELECT record_id, state, record, derived, reasons, validation, judge FROM records ORDER BY record_id"
     ).fetchall()
-    return [(rid, state, json.loads(record), reasons, validation) for rid, state, record, reasons, validation in rows]
+    # The record as every reader sees it: with the stage outputs stored beside it merged in.
+    return [
+        (rid, state, merged(json.loads(record), json.loads(derived or "{}")), reasons, validation, judge)
+        for rid, state, record, derived, reasons, validation, judge in rows
+    ]
 
 
 def _validate(workspace: Path, records: list[Record], workers: int) -> tuple[dict[str, int], list[tuple[Any, ...]]]:
@@ -102,7 +107,7 @@ def test_the_heuristic_judge_in_workers_commits_what_it_commits_in_process(
     in_workers = _judge(tmp_path / "parallel", workers=2)
     counts, rows = in_process
     assert sum(counts.values()) == 3 and set(counts) <= {"accepted", "rejected"}
-    unreadable = [rid for rid, _, _, reasons, _ in rows if "unreadable_record" in (reasons or "")]
+    unreadable = [rid for rid, _, _, reasons, *_ in rows if "unreadable_record" in (reasons or "")]
     assert len(unreadable) == 2  # one set aside by validation, one by the judge
     judged = [record["provenance"]["judge"] for _, _, record, *_ in rows if record.get("provenance", {}).get("judge")]
     assert len(judged) == 3 and all(judge.startswith("heuristic@") for judge in judged)

@@ -12,8 +12,9 @@ from typing import NamedTuple
 from pydantic import ValidationError
 
 from core.batching import batched
+from core.derived import read_record, with_changes
 from core.gc_tuning import fewer_collections
-from core.models import Reason, Record, RecordState
+from core.models import Reason, RecordState
 from core.parallel import map_batches, worker_count
 from core.progress import progress
 from core.store import RecordRow, StateChange, Store, parse_error_summary
@@ -24,39 +25,39 @@ BATCH = 1000
 
 
 class CheckedRow(NamedTuple):
-    """What a worker sends back for one stored row: the record's next state and payloads, or why the stored
-    row could not be read."""
+    """What a worker sends back for one stored row: the record's next state, its stage outputs and report,
+    or why the stored row could not be read."""
 
     record_id: str
     passed: bool = False
-    record_json: str | None = None
+    derived_json: str | None = None
     validation_json: str | None = None
     reasons: list[Reason] = []
     unreadable: str | None = None
 
 
 def check_row(row: RecordRow) -> CheckedRow:
-    """Parse a stored record, run every check, and serialise the updated record (validated output, located
-    evidence, schema complexity)."""
+    """Parse a stored record, run every check, and serialise what validation adds to it (validated output,
+    located evidence, schema complexity: core/derived.py) and its report."""
     try:
-        record = Record.model_validate_json(row.record)
+        record = read_record(row.record, row.derived)
     except (ValidationError, ValueError) as exc:
         return CheckedRow(row.record_id, unreadable=parse_error_summary(exc))
     report, validated_output, evidence = check_record(record, parsed_from_json=True)[1:]
-    # Shallow copies of the parts that change: a deep copy would copy the context too.
-    metadata = record.metadata
-    if report.complexity is not None:
-        metadata = metadata.model_copy(update={"schema_complexity": report.complexity.level})
+    output_fields = {"validated_output"}
     update: dict[str, object] = {"validated_output": validated_output}
     if evidence is not None:
         update["evidence"] = evidence  # offsets resolved, values located: shown to curators
-    output = record.output.model_copy(update=update)
-    updated = record.model_copy(update={"metadata": metadata, "output": output})
+        output_fields.add("evidence")
+    # Serialised by the record's own models, so a merged read gives back what a whole record would hold.
+    changes = {"output": record.output.model_copy(update=update).model_dump(mode="json", include=output_fields)}
+    if report.complexity is not None:
+        changes["metadata"] = {"schema_complexity": report.complexity.level}
     reasons = [Reason(stage=STAGE, code=f.code, message=f.message, path=f.path) for f in report.failures]
     return CheckedRow(
         record.record_id,
         passed=report.passed,
-        record_json=updated.model_dump_json(),
+        derived_json=with_changes(row.derived, changes),
         validation_json=report.model_dump_json(),
         reasons=reasons,
     )
@@ -84,7 +85,7 @@ def run_validation(store: Store, source: str, workers: int | None = None) -> Cou
                         state,
                         STAGE,
                         reasons=result.reasons,
-                        record_json=result.record_json,
+                        derived_json=result.derived_json,
                         validation_json=result.validation_json,
                     )
                 )
