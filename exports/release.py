@@ -448,38 +448,32 @@ def _accepted_rows(
     """(published row, validation report, verdict) of every ACCEPTED record, by record id, from the stored JSON
     (no Record model is built: that was most of a release's time). A record whose JSON does not have the
     fields a row needs is read through `Store.records_of_items`, as `Store.records` would: set aside if
-    unreadable, else published from its model."""
-    cursor = store.con.cursor()  # its own cursor: a snapshot, streamed
-    cursor.execute(
-        "SELECT record_id, source_id, record, validation, judge, derived FROM records WHERE source = ? AND state = ? "
-        "ORDER BY record_id",
-        [source, str(RecordState.ACCEPTED)],
-    )
-    try:
-        while chunk := cursor.fetchmany(READ_BATCH):
-            for record_id, source_id, text, validation_text, judge_text, derived_text in chunk:
-                try:
-                    validation = json.loads(validation_text) if validation_text else None
-                    judge = json.loads(judge_text) if judge_text else None
-                    data = json.loads(text)
-                    if derived_text:  # the stage outputs kept beside the record (core/derived.py)
-                        data = merged(data, json.loads(derived_text))
-                    row = stored_row(data, validation, judge)
-                except ValueError:
-                    row = None
-                if row is not None and row["record_id"] == record_id:
-                    yield row, validation, judge
-                elif (through_model := _read_through_model(store, source, source_id, record_id)) is not None:
-                    yield through_model
-                # else: set aside as unreadable
-    finally:
-        cursor.close()
+    unreadable, else published from its model.
+
+    Read a page at a time (`Store.record_pages`): one query sorting every accepted row with its record would
+    have DuckDB hold them all at once, a few hundred MB on a 25k-record release."""
+    for stored in store.record_pages(source, [RecordState.ACCEPTED], READ_BATCH):
+        try:
+            validation = json.loads(stored.validation) if stored.validation else None
+            judge = json.loads(stored.judge) if stored.judge else None
+            data = json.loads(stored.record)
+            if stored.derived:  # the stage outputs kept beside the record (core/derived.py)
+                data = merged(data, json.loads(stored.derived))
+            row = stored_row(data, validation, judge)
+        except ValueError:
+            row = None
+        if row is not None and row["record_id"] == stored.record_id:
+            yield row, validation, judge
+        elif (through_model := _read_through_model(store, source, stored.record_id)) is not None:
+            yield through_model
+        # else: set aside as unreadable
 
 
 def _read_through_model(
-    store: Store, source: str, source_id: str, record_id: str
+    store: Store, source: str, record_id: str
 ) -> tuple[dict[str, Any], dict[str, Any] | None, dict[str, Any] | None] | None:
-    for stored in store.records_of_items(source, [source_id]):
+    found = store.con.execute("SELECT source_id FROM records WHERE record_id = ?", [record_id]).fetchone()
+    for stored in store.records_of_items(source, [found[0]] if found else []):
         if stored.record.record_id == record_id:
             return record_row(stored.record, stored.validation, stored.judge), stored.validation, stored.judge
     return None
