@@ -24,6 +24,7 @@ def load_into_store(store: Store, options: RunOptions) -> tuple[UpsertCounts, Lo
     for origin, rows in by_origin.items():
         store.clear_import_rejections(options.source, origin)
         store.add_import_rejections(options.source, origin, rows)
+    store.checkpoint()
     return counts, result
 
 
@@ -35,4 +36,5 @@ def import_into_store(store: Store, source: str, path: Path) -> tuple[UpsertCoun
     counts = store.upsert_records(records, RecordState.AUTHORED, "import")  # result.rejections complete after it
     store.clear_import_rejections(source, result.origin)
     store.add_import_rejections(source, result.origin, result.rejections)
+    store.checkpoint()
     return counts, result

@@ -359,6 +359,12 @@ class Store:
     def close(self) -> None:
         self.con.close()
 
+    def checkpoint(self) -> None:
+        """Write what a stage changed into the store file now, at the stage's end. Left to DuckDB, the
+        checkpoint comes whenever the WAL passes its threshold, often in the middle of the next stage,
+        whose memory it then adds to (about +100 MB at the peak of a 25k-record run)."""
+        self.con.execute("CHECKPOINT")
+
     def __enter__(self) -> Store:
         return self
 

@@ -98,6 +98,8 @@ def test_cli_import_stores_records_and_rejections_and_skips_unreadable_items(tmp
             (7, "unknown_source_id"),
         ]
         assert len(result.rejections) == 5
+        wal = tmp_path / "ws" / "curation.duckdb.wal"  # checkpointed at the stage's end, not in the next stage
+        assert not wal.exists() or wal.stat().st_size == 0
 
 
 def test_source_items_by_id_returns_only_the_asked_readable_items(tmp_path: Path) -> None:

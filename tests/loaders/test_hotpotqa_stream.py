@@ -80,3 +80,5 @@ def test_cli_load_stores_what_the_list_loader_returns(tmp_path: Path) -> None:
             == [(p.line_no, p.code) for p in listed.problems]
             == [(2, "malformed_json"), (4, "duplicate_source_id")]
         )
+        wal = tmp_path / "ws" / "curation.duckdb.wal"  # checkpointed at the stage's end, not in the next stage
+        assert not wal.exists() or wal.stat().st_size == 0
