@@ -27,25 +27,26 @@ MAX_LINE_BYTES = 8 * 1024 * 1024  # one JSONL line, or one item of a JSON list
 
 def measure(value: Any, depth_limit: int, size_limit: int) -> tuple[int, int]:
     """(containers on the longest path, containers visited): a scalar is (0, 0), `{}` is (1, 1).
-    Stops as soon as either limit is passed, so it is safe on any input; recursive, but never more
-    than depth_limit + 1 calls deep."""
-    if not isinstance(value, dict | list):
+    Stops as soon as either limit is passed, so it is safe on any input (even one that contains itself).
+    A loop over an explicit stack, not recursion: it runs on every input line and row, and a call per
+    container was most of its cost; the stack never holds more than `size_limit` containers."""
+    if not isinstance(value, _CONTAINERS):
         return 0, 0
-    visited = [0]
-    return _walk(value, depth_limit, size_limit, 1, visited), visited[0]
+    deepest = visited = 1
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        node, level = stack.pop()
+        for child in node.values() if isinstance(node, dict) else node:
+            if isinstance(child, _CONTAINERS):
+                visited += 1
+                deepest = max(deepest, level + 1)
+                if deepest > depth_limit or visited > size_limit:
+                    return deepest, visited
+                stack.append((child, level + 1))
+    return deepest, visited
 
 
-def _walk(node: dict[str, Any] | list[Any], depth_limit: int, size_limit: int, level: int, visited: list[int]) -> int:
-    visited[0] += 1
-    if level > depth_limit or visited[0] > size_limit:
-        return level
-    deepest = level
-    for child in node.values() if isinstance(node, dict) else node:
-        if isinstance(child, dict | list):
-            deepest = max(deepest, _walk(child, depth_limit, size_limit, level + 1, visited))
-            if deepest > depth_limit or visited[0] > size_limit:
-                break
-    return deepest
+_CONTAINERS = (dict, list)
 
 
 def nesting_depth(value: Any, limit: int) -> int:
