@@ -250,6 +250,7 @@ class StateChange:
     validation: dict[str, Any] | None = None
     validation_json: str | None = None  # the same, already serialised (by a worker process)
     judge: dict[str, Any] | None = None
+    judge_json: str | None = None  # the same, already serialised (by a worker process)
 
 
 class RecordRow(NamedTuple):
@@ -316,9 +317,14 @@ def _open_error(workspace: Path, path: Path, exc: Exception) -> WorkspaceError:
     return StoreDamagedError(path, exc)
 
 
+def payload_json(value: Any) -> str:
+    """The JSON text a payload (reasons, a verdict, an event's detail) is stored as, before masking."""
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
 def _json_or_none(value: Any, secrets: tuple[str, ...] | None = None) -> str | None:
     """JSON text with every configured secret masked (reasons, verdicts and event details are stored so)."""
-    return None if value is None else redact(json.dumps(value, ensure_ascii=False, default=str), secrets)
+    return None if value is None else redact(payload_json(value), secrets)
 
 
 class Store:
@@ -615,8 +621,7 @@ class Store:
         current = {
             record_id: (state, source, source_id)
             for record_id, state, source, source_id in self.con.execute(
-                "SELECT record_id, state, source, source_id FROM records WHERE record_id IN (SELECT unnest(?))",
-                [ids],
+                "SELECT record_id, state, source, source_id FROM records WHERE record_id = ANY(?)", [ids]
             ).fetchall()
         }
         rows, events = [], []
@@ -638,7 +643,9 @@ class Store:
                     "validation": redact(change.validation_json, secrets)
                     if change.validation_json is not None
                     else _json_or_none(change.validation, secrets),
-                    "judge": _json_or_none(change.judge, secrets),
+                    "judge": redact(change.judge_json, secrets)
+                    if change.judge_json is not None
+                    else _json_or_none(change.judge, secrets),
                 }
             )
             events.append(
@@ -728,23 +735,28 @@ class Store:
             self.set_aside(row, exc)
             return None
 
+    ID_RUN_PAGES = 20  # pages of ids read per scan (a 1,000-row page: 20,000 ids, about 2 MB)
+
     def record_pages(self, source: str, states: Sequence[RecordState], page_size: int = 1000) -> Iterator[RecordRow]:
         """The rows in `states` as text, by record id, read a page at a time with no read left open: a stage
         that moves the rows it reads out of `states` (validation, judging) then does not make DuckDB keep
         every row's old version for an open read (hundreds of MB on a 25k-record run). Each page starts after
         the last id of the one before, so a row is read once even if it stays in `states`."""
-        # The page's ids first, then its rows: one query doing both would read every row's whole record to
-        # sort them (the records table is one row group), three times slower on a 25k-record store.
+        # Ids first, then the rows a page at a time: one query doing both would read every row's whole record
+        # to sort them (the records table is one row group), three times slower on a 25k-record store. Ids
+        # come in runs of many pages, each run one scan; a row is read with its state checked again.
         page_ids = (
             "SELECT record_id FROM records "
             "WHERE source = ? AND state IN (SELECT unnest(?)) AND record_id > ? ORDER BY record_id LIMIT ?"
         )
-        page_rows = f"SELECT {ROW_COLUMNS} FROM records WHERE record_id = ANY(?) ORDER BY record_id"
+        page_rows = f"SELECT {ROW_COLUMNS} FROM records WHERE record_id = ANY(?) AND state = ANY(?) ORDER BY record_id"
         wanted = [str(s) for s in states]
         last = ""
-        while ids := [row[0] for row in self.con.execute(page_ids, [source, wanted, last, page_size]).fetchall()]:
-            for row in self.con.execute(page_rows, [ids]).fetchall():
-                yield RecordRow(*row)
+        run = page_size * self.ID_RUN_PAGES
+        while ids := [row[0] for row in self.con.execute(page_ids, [source, wanted, last, run]).fetchall()]:
+            for start in range(0, len(ids), page_size):
+                for row in self.con.execute(page_rows, [ids[start : start + page_size], wanted]).fetchall():
+                    yield RecordRow(*row)
             last = ids[-1]
 
     def set_aside(self, row: RecordRow, error: Exception | str) -> None:

@@ -16,7 +16,7 @@ from core.gc_tuning import fewer_collections
 from core.models import Reason, Record, RecordState, utcnow
 from core.parallel import map_batches, worker_count
 from core.progress import progress
-from core.store import RecordRow, StateChange, Store, StoredRecord, parse_error_summary
+from core.store import RecordRow, StateChange, Store, StoredRecord, parse_error_summary, payload_json
 from core.verdicts import JudgeVerdict, ValidationReport
 from judge.base import Judge
 
@@ -103,7 +103,10 @@ def judge_row(row: RecordRow, judge: Judge, threshold: int) -> tuple[StateChange
         report = ValidationReport.model_validate(json.loads(row.validation) if row.validation else {"passed": True})
     except (ValidationError, ValueError) as exc:
         return None, parse_error_summary(exc)
-    return _decide(record, row.derived, report, judge, threshold)
+    change, outcome = _decide(record, row.derived, report, judge, threshold)
+    if change.judge is not None:  # serialised here, in the worker: the main process only masks and writes it
+        change.judge_json, change.judge = payload_json(change.judge), None
+    return change, outcome
 
 
 def _judge_rows(store: Store, source: str, judge: Judge, threshold: int, total: int, workers: int) -> Counter[str]:

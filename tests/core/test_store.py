@@ -106,3 +106,21 @@ def test_store_checkpoints_rarely_and_keeps_commits_across_a_reopen(tmp_path: Pa
         store.apply([StateChange(record(1).record_id, RecordState.VALIDATED, "validation")])
     with Store.open(tmp_path) as store:
         assert store.state_counts("hotpotqa") == {"authored": 1, "validated": 1}
+
+
+def test_record_pages_read_each_waiting_row_once_across_runs_of_ids(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setattr(Store, "ID_RUN_PAGES", 2)  # runs of 2 pages of 3 ids: 23 rows span 4 runs
+    with Store.open(tmp_path) as store:
+        store.upsert_records([record(n) for n in range(23)], RecordState.AUTHORED, "import")
+        ids = sorted(store.record_ids("hotpotqa", [RecordState.AUTHORED]))
+        # Rows that leave the state before their page is read are not read: one whose id is already in the run
+        # being paged (index 4: the run's second page), one in a later run (index 10).
+        seen = []
+        for row in store.record_pages("hotpotqa", [RecordState.AUTHORED], page_size=3):
+            seen.append(row.record_id)
+            assert row.state == RecordState.AUTHORED
+            if len(seen) == 1:
+                store.apply([StateChange(ids[i], RecordState.REJECTED, "test") for i in (4, 10)])
+            elif len(seen) == 8:  # a row moved on after it was read is not read again
+                store.apply([StateChange(seen[-1], RecordState.VALIDATED, "test")])
+        assert seen == [rid for i, rid in enumerate(ids) if i not in (4, 10)]
