@@ -21,7 +21,8 @@ from core.verdicts import JudgeVerdict, ValidationReport
 from judge.base import Judge
 
 STAGE = "judge"
-BATCH = 500
+BATCH = 500  # records per commit when judged here (an LLM judge: its calls are cached as they come)
+PURE_BATCH = 1000  # records per commit for a pure judge in workers: fewer, larger writes
 
 
 WAITING = (RecordState.VALIDATED, RecordState.JUDGE_ERROR)
@@ -111,7 +112,7 @@ def judge_row(row: RecordRow, judge: Judge, threshold: int) -> tuple[StateChange
 
 def _judge_rows(store: Store, source: str, judge: Judge, threshold: int, total: int, workers: int) -> Counter[str]:
     counts: Counter[str] = Counter()
-    rows = batched(store.record_pages(source, WAITING, BATCH), BATCH)
+    rows = batched(store.record_pages(source, WAITING, PURE_BATCH), PURE_BATCH)
     work = partial(judge_row, judge=judge, threshold=threshold)
     with progress(total, f"judge ({judge.name})") as bar, fewer_collections():
         for chunk, judged in map_batches(work, rows, workers):
