@@ -2,6 +2,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import duckdb
 import pytest
 
 from core.models import Reason, Record, RecordState, SourceItem
@@ -124,3 +125,18 @@ def test_record_pages_read_each_waiting_row_once_across_runs_of_ids(tmp_path: Pa
             elif len(seen) == 8:  # a row moved on after it was read is not read again
                 store.apply([StateChange(seen[-1], RecordState.VALIDATED, "test")])
         assert seen == [rid for i, rid in enumerate(ids) if i not in (4, 10)]
+
+
+def test_a_checkpoint_writes_the_wal_into_the_file_and_the_store_goes_on(tmp_path: Path) -> None:
+    with Store.open(tmp_path) as store:
+        store.upsert_records([record(n) for n in range(5)], RecordState.AUTHORED, "import")
+        old = store.con
+        store.checkpoint()
+        wal = tmp_path / "curation.duckdb.wal"
+        assert not wal.exists() or wal.stat().st_size == 0
+        with pytest.raises(duckdb.ConnectionException):  # a fresh connection replaced the one that wrote
+            old.execute("SELECT 1")
+        first = store.record_ids("hotpotqa", [RecordState.AUTHORED])[0]
+        store.apply([StateChange(first, RecordState.REJECTED, "test")])
+        assert store.state_counts("hotpotqa") == {"authored": 4, "rejected": 1}
+        assert store.con.execute("SELECT current_setting('checkpoint_threshold')").fetchone()[0] != "16.0 MiB"
