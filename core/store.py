@@ -588,6 +588,7 @@ class Store:
         rows: list[dict[str, Any]] = []
         events: list[dict[str, Any]] = []
         now = utcnow()
+        secrets = configured_secrets()  # read once for the whole batch
         for record_id, (record, digest) in batch.items():
             old = existing.get(record_id)
             if old and old[0] == digest:
@@ -620,6 +621,7 @@ class Store:
                     str(state),
                     None,
                     {"content_hash": digest, "annotator": record.provenance.annotator},
+                    secrets,
                 )
             )
         self._write(
@@ -678,6 +680,7 @@ class Store:
                     str(change.to_state),
                     reasons or None,
                     None,
+                    secrets,
                 )
             )
         self.con.execute("BEGIN TRANSACTION")
@@ -927,6 +930,7 @@ class Store:
         to_state: str | None,
         reasons: Any,
         detail: Any,
+        secrets: tuple[str, ...] | None = None,  # `configured_secrets()` read once for a batch of events
     ) -> dict[str, Any]:
         return {
             "logged_at": utcnow(),
@@ -937,8 +941,8 @@ class Store:
             "kind": kind,
             "from_state": from_state,
             "to_state": to_state,
-            "reasons": _json_or_none(reasons),
-            "detail": _json_or_none(detail),
+            "reasons": _json_or_none(reasons, secrets),
+            "detail": _json_or_none(detail, secrets),
         }
 
     _EVENT_SCHEMA = pa.schema(
