@@ -14,8 +14,8 @@ from core.batching import batched
 from core.derived import read_record, with_changes
 from core.gc_tuning import fewer_collections
 from core.models import Reason, Record, RecordState, utcnow
-from core.parallel import map_batches, worker_count
 from core.progress import progress
+from core.row_stage import run_row_stage
 from core.store import RecordRow, StateChange, Store, StoredRecord, parse_error_summary, payload_json
 from core.verdicts import JudgeVerdict, ValidationReport
 from judge.base import Judge
@@ -43,8 +43,10 @@ def run_judging(
     large run in worker processes (core/parallel.py); LLM judges run here, with their client and cache."""
     counts: Counter[str] = Counter()
     if items is None and getattr(judge, "runs_in_workers", False):
-        total = sum(store.count_in_state(source, state) for state in WAITING)
-        return _judge_rows(store, source, judge, threshold, total, worker_count(total) if workers is None else workers)
+        work = partial(judge_row, judge=judge, threshold=threshold)
+        return run_row_stage(
+            store, source, WAITING, work, label=f"judge ({judge.name})", batch=PURE_BATCH, workers=workers
+        )
     if items is not None:
         chunks: Iterable[Sequence[StoredRecord]] = batched(items, BATCH)
         total = len(items)
@@ -108,24 +110,6 @@ def judge_row(row: RecordRow, judge: Judge, threshold: int) -> tuple[StateChange
     if change.judge is not None:  # serialised here, in the worker: the main process only masks and writes it
         change.judge_json, change.judge = payload_json(change.judge), None
     return change, outcome
-
-
-def _judge_rows(store: Store, source: str, judge: Judge, threshold: int, total: int, workers: int) -> Counter[str]:
-    counts: Counter[str] = Counter()
-    rows = batched(store.record_pages(source, WAITING, PURE_BATCH), PURE_BATCH)
-    work = partial(judge_row, judge=judge, threshold=threshold)
-    with progress(total, f"judge ({judge.name})") as bar, fewer_collections():
-        for chunk, judged in map_batches(work, rows, workers):
-            changes = []
-            for row, (change, outcome) in zip(chunk, judged, strict=True):
-                if change is None:
-                    store.set_aside(row, outcome)  # rejected with its reason, as `Store.records` does
-                    continue
-                changes.append(change)
-                counts[outcome] += 1
-            store.apply(changes)
-            bar.update(len(chunk))
-    return counts
 
 
 def reconcile_verdicts(store: Store, source: str, judge_name: str, threshold: int) -> Counter[str]:

@@ -1,0 +1,52 @@
+"""A stage that moves stored records one by one with a pure function (validation, the heuristic judge).
+
+The rows are read page by page (no read held open while the batches are written, see
+`Store.record_pages`), worked on in worker processes when the run is large (core/parallel.py), and each
+batch is written in one transaction, so a killed run resumes where it stopped.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Sequence
+
+from core.batching import batched
+from core.gc_tuning import fewer_collections
+from core.models import RecordState
+from core.parallel import map_batches, worker_count
+from core.progress import progress
+from core.store import RecordRow, StateChange, Store
+
+# (the record's move, the outcome to count), or (None, why the stored row cannot be read back).
+RowWork = Callable[[RecordRow], tuple[StateChange | None, str]]
+
+
+def run_row_stage(
+    store: Store,
+    source: str,
+    states: Sequence[RecordState],
+    work: RowWork,
+    *,
+    label: str,
+    batch: int,
+    workers: int | None = None,
+) -> Counter[str]:
+    """Apply `work` to every record of `source` in `states`. `work` must be a module-level function (or a
+    `functools.partial` of one) so that workers can run it. `workers`: default, core/parallel.py decides
+    from the size of the run."""
+    total = sum(store.count_in_state(source, state) for state in states)
+    workers = worker_count(total) if workers is None else workers
+    rows = batched(store.record_pages(source, states, batch), batch)
+    counts: Counter[str] = Counter()
+    with progress(total, label) as bar, fewer_collections():
+        for chunk, results in map_batches(work, rows, workers):
+            changes = []
+            for row, (change, outcome) in zip(chunk, results, strict=True):
+                if change is None:
+                    store.set_aside(row, outcome)  # rejected with its reason, as `Store.records` does
+                    continue
+                changes.append(change)
+                counts[outcome] += 1
+            store.apply(changes)
+            bar.update(len(chunk))
+    return counts
