@@ -769,7 +769,7 @@ class Store:
         # come in runs of many pages, each run one scan; a row is read with its state checked again.
         page_ids = (
             "SELECT record_id FROM records "
-            "WHERE source = ? AND state IN (SELECT unnest(?)) AND record_id > ? ORDER BY record_id LIMIT ?"
+            "WHERE source = ? AND state = ANY(?) AND record_id > ? ORDER BY record_id LIMIT ?"
         )
         page_rows = f"SELECT {ROW_COLUMNS} FROM records WHERE record_id = ANY(?) AND state = ANY(?) ORDER BY record_id"
         wanted = [str(s) for s in states]

@@ -447,36 +447,25 @@ def _accepted_rows(
 ) -> Iterator[tuple[dict[str, Any], dict[str, Any] | None, dict[str, Any] | None]]:
     """(published row, validation report, verdict) of every ACCEPTED record, by record id, from the stored JSON
     (no Record model is built: that was most of a release's time). A record whose JSON does not have the
-    fields a row needs is read through `Store.records_of_items`, as `Store.records` would: set aside if
-    unreadable, else published from its model.
+    fields a row needs is read through the Record model (`Store.read_row`), as any stage would read it: set
+    aside if unreadable, else published from its model.
 
     Read a page at a time (`Store.record_pages`): one query sorting every accepted row with its record would
     have DuckDB hold them all at once, a few hundred MB on a 25k-record release."""
-    for stored in store.record_pages(source, [RecordState.ACCEPTED], READ_BATCH):
+    for raw in store.record_pages(source, [RecordState.ACCEPTED], READ_BATCH):
         try:
-            validation = json.loads(stored.validation) if stored.validation else None
-            judge = json.loads(stored.judge) if stored.judge else None
-            data = json.loads(stored.record)
-            if stored.derived:  # the stage outputs kept beside the record (core/derived.py)
-                data = merged(data, json.loads(stored.derived))
+            validation = json.loads(raw.validation) if raw.validation else None
+            judge = json.loads(raw.judge) if raw.judge else None
+            data = json.loads(raw.record)
+            if raw.derived:  # the stage outputs kept beside the record (core/derived.py)
+                data = merged(data, json.loads(raw.derived))
             row = stored_row(data, validation, judge)
         except ValueError:
             row = None
-        if row is not None and row["record_id"] == stored.record_id:
+        if row is not None and row["record_id"] == raw.record_id:
             yield row, validation, judge
-        elif (through_model := _read_through_model(store, source, stored.record_id)) is not None:
-            yield through_model
-        # else: set aside as unreadable
-
-
-def _read_through_model(
-    store: Store, source: str, record_id: str
-) -> tuple[dict[str, Any], dict[str, Any] | None, dict[str, Any] | None] | None:
-    found = store.con.execute("SELECT source_id FROM records WHERE record_id = ?", [record_id]).fetchone()
-    for stored in store.records_of_items(source, [found[0]] if found else []):
-        if stored.record.record_id == record_id:
-            return record_row(stored.record, stored.validation, stored.judge), stored.validation, stored.judge
-    return None
+        elif (parsed := store.read_row(raw)) is not None:  # None: set aside as unreadable
+            yield record_row(parsed.record, parsed.validation, parsed.judge), parsed.validation, parsed.judge
 
 
 def _table(rows: list[dict[str, Any]], schema: pa.Schema) -> pa.Table:
