@@ -305,11 +305,11 @@ def _audit(store: Store, options: RunOptions, summary: RunSummary, label_studio:
         )
     summary.audit = run_audit(
         store,
-        label_studio,
+        label_studio,  # type: ignore[arg-type]
         options.source,
         size=options.audit,
         rounds=options.rounds,
-        seed=options.seed,  # type: ignore[arg-type]
+        seed=options.seed,
     )
 
 
