@@ -6,7 +6,7 @@ from pathlib import Path
 
 import duckdb
 
-from core.store import STORE_FILENAME, StoreDamagedError, WorkspaceError
+from core.store import STORE_FILENAME, StoreDamagedError, StoreMemoryError, WorkspaceError, is_out_of_memory
 
 # DuckDB's words for a file it cannot make sense of (as opposed to a query that went wrong).
 _DAMAGE_MARKERS = ("corrupt", "checksum", "could not read enough bytes", "not a valid duckdb database")
@@ -17,6 +17,8 @@ def explain_failure(exc: BaseException, workspace: Path) -> str:
         exc = StoreDamagedError(workspace / STORE_FILENAME, exc)
     if isinstance(exc, StoreDamagedError):
         return f"{exc}. {releases_are_intact(workspace)}"
+    if is_out_of_memory(exc):
+        exc = StoreMemoryError(workspace / STORE_FILENAME)
     if isinstance(exc, WorkspaceError):
         return str(exc)
     if isinstance(exc, duckdb.Error):

@@ -9,6 +9,8 @@ into DuckDB are far too slow for 25,000 records.
 from __future__ import annotations
 
 import json
+import os
+import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,9 +24,16 @@ from core.batching import batched
 from core.derived import read_record
 from core.models import Reason, Record, RecordState, SourceItem, canonical_json, content_hash, utcnow
 from core.redaction import configured_secrets, redact
+from core.transaction import transaction
 
 STORE_FILENAME = "curation.duckdb"
 CHECKPOINT_THRESHOLD = "128MB"
+# DuckDB keeps every block it has read or written cached up to its memory limit, 80% of the machine's RAM
+# by default: a 25k-record run held 250-300 MB of cache on top of the work itself. A limit makes it evict
+# (spilling to `curation.duckdb.tmp` beside the store when it must) instead; 256 MB ran 100k records.
+STORE_MEMORY_ENV = "SOB_STORE_MEMORY"
+DEFAULT_STORE_MEMORY = "256MB"
+_MEMORY_SIZE = re.compile(r"\d+(?:\.\d+)?\s*(?:[KMGT]i?B)", re.IGNORECASE)
 WRITE_BATCH = 2000  # rows per transaction: bounds memory, and each batch commits on its own
 
 
@@ -49,6 +58,24 @@ class StoreDamagedError(WorkspaceError):
             f"(mv {path} {path}.damaged) and run again with your inputs to rebuild it, or restore it from a backup"
         )
         self.path = path
+
+
+class StoreMemoryError(WorkspaceError):
+    """The store needed more memory than SOB_STORE_MEMORY allows."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(
+            f"the store {path} needed more memory than its limit ({STORE_MEMORY_ENV}={store_memory_limit()}): "
+            f"set {STORE_MEMORY_ENV} higher (for example 1GB) and run again; every batch committed before this "
+            "one is kept"
+        )
+
+
+def is_out_of_memory(exc: BaseException) -> bool:
+    """DuckDB ran out of its memory limit (also when the failure surfaces as a failed commit)."""
+    return isinstance(exc, duckdb.OutOfMemoryException) or (
+        isinstance(exc, duckdb.Error) and "could not allocate block" in str(exc).lower()
+    )
 
 
 # Versioned migrations: append only, never edit an applied one.
@@ -302,7 +329,7 @@ def parse_error_summary(error: Exception) -> str:
 def _open_error(workspace: Path, path: Path, exc: Exception) -> WorkspaceError:
     """Name what stops the store from opening, and how to fix it."""
     text = str(exc)
-    if "lock" in text.lower():
+    if "could not set lock" in text.lower() or "conflicting lock" in text.lower():
         return WorkspaceBusyError(
             f"workspace {workspace} is in use by another process ({exc}). "
             "Wait for that run to finish, or use another --workspace."
@@ -314,6 +341,8 @@ def _open_error(workspace: Path, path: Path, exc: Exception) -> WorkspaceError:
         )
     if isinstance(exc, OSError):
         return WorkspaceError(f"workspace {workspace} cannot be used: {exc}")
+    if is_out_of_memory(exc):
+        return StoreMemoryError(path)
     return StoreDamagedError(path, exc)
 
 
@@ -322,7 +351,16 @@ def payload_json(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, default=str)
 
 
+def store_memory_limit() -> str:
+    """The store's memory limit: SOB_STORE_MEMORY (a size such as 512MB or 2GB) or the default."""
+    value = os.environ.get(STORE_MEMORY_ENV, "").strip() or DEFAULT_STORE_MEMORY
+    if not _MEMORY_SIZE.fullmatch(value):
+        raise ValueError(f"{STORE_MEMORY_ENV}={value!r}: expected a size such as 512MB or 2GB")
+    return value
+
+
 def _connect(workspace: Path, path: Path) -> duckdb.DuckDBPyConnection:
+    memory_limit = store_memory_limit()  # a bad setting is named before the store is touched
     try:
         con = duckdb.connect(str(path))
     except (duckdb.Error, OSError) as exc:
@@ -333,6 +371,7 @@ def _connect(workspace: Path, path: Path) -> duckdb.DuckDBPyConnection:
         # each slower as the store grows. A larger WAL checkpoints a few times per run instead; every
         # commit is still in the WAL on disk, so nothing committed is lost on a crash.
         con.execute(f"SET checkpoint_threshold = '{CHECKPOINT_THRESHOLD}'")
+        con.execute(f"SET memory_limit = '{memory_limit}'")
     except duckdb.Error as exc:
         con.close()
         raise _open_error(workspace, path, exc) from exc
@@ -404,14 +443,9 @@ class Store:
         for version, sql in MIGRATIONS:
             if version in applied:
                 continue
-            self.con.execute("BEGIN TRANSACTION")
-            try:
+            with transaction(self.con):
                 self.con.execute(sql)
                 self.con.execute("INSERT INTO schema_migrations VALUES (?, ?)", [version, utcnow()])
-                self.con.execute("COMMIT")
-            except Exception:
-                self.con.execute("ROLLBACK")
-                raise
 
     def schema_version(self) -> int:
         return self.con.execute("SELECT max(version) FROM schema_migrations").fetchone()[0]
@@ -683,14 +717,9 @@ class Store:
                     secrets,
                 )
             )
-        self.con.execute("BEGIN TRANSACTION")
-        try:
+        with transaction(self.con):
             self._update_records(rows)
             self._insert_events(events)
-            self.con.execute("COMMIT")
-        except Exception:
-            self.con.execute("ROLLBACK")
-            raise
 
     # Columns a state change may set; one it leaves as None keeps its stored value.
     _PAYLOAD_COLUMNS = ("record", "derived", "validation", "judge")
@@ -979,8 +1008,7 @@ class Store:
         """Insert rows (with ON CONFLICT) and their events in one transaction."""
         if not rows and not events:
             return
-        self.con.execute("BEGIN TRANSACTION")
-        try:
+        with transaction(self.con):
             if rows:
                 table = pa.Table.from_pylist(rows)
                 self.con.register("_rows", table)
@@ -988,10 +1016,6 @@ class Store:
                 self.con.execute(f"INSERT INTO {table_name} ({cols}) SELECT {cols} FROM _rows ON CONFLICT {conflict}")
                 self.con.unregister("_rows")
             self._insert_events(events or [])
-            self.con.execute("COMMIT")
-        except Exception:
-            self.con.execute("ROLLBACK")
-            raise
 
     def _existing_hashes(self, table: str, key_sql: str, batch: dict[tuple[str, str], Any]) -> dict[str, str]:
         keys = [f"{s}\x1f{i}" for s, i in batch]

@@ -287,6 +287,31 @@ def unreadable_record_in_store(workspace: Path, scratch: Path) -> Outcome:
     return Outcome(code, reasons[0] if reasons else "(the record was not set aside)", next_run(workspace))
 
 
+@contextlib.contextmanager
+def environment(name: str, value: str) -> Iterator[None]:
+    before = os.environ.get(name)
+    os.environ[name] = value
+    try:
+        yield
+    finally:
+        if before is None:
+            del os.environ[name]
+        else:
+            os.environ[name] = before
+
+
+def store_memory(value: str, fresh: bool) -> Callable[[Path, Path], Outcome]:
+    """A run under SOB_STORE_MEMORY=value, on a fresh workspace or the loaded one; then a run without it."""
+
+    def run(workspace: Path, scratch: Path) -> Outcome:
+        target = scratch / "fresh" if fresh else workspace
+        with environment("SOB_STORE_MEMORY", value):
+            code, _, err = cli("--source", "hotpotqa", "--workspace", target, "--sample")
+        return Outcome(code, error_line(err), next_run(target))
+
+    return run
+
+
 def _truncate(data: bytes) -> bytes:
     return data[: len(data) // 2]
 
@@ -394,6 +419,9 @@ CASES: list[Case] = [
     Case(
         "a record stored before the limits, too deep to read back", unreadable_record_in_store, 0, "unreadable_record"
     ),
+    Case("SOB_STORE_MEMORY too small to open a new store", store_memory("1MB", fresh=True), 2, "higher"),
+    Case("SOB_STORE_MEMORY too small for the run", store_memory("4MB", fresh=True), 2, "higher"),
+    Case("SOB_STORE_MEMORY is not a size", store_memory("lots", fresh=False), 2, "expected a size"),
 ]
 
 

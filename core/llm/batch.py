@@ -26,6 +26,7 @@ from core.llm.gemini_backend import TERMINAL_STATES, BatchState, GeminiBackend
 from core.llm.types import LLMError, LLMRequest, RawReply
 from core.models import canonical_json, utcnow
 from core.store import Store
+from core.transaction import transaction
 
 PENDING_PREFIX = "pending:"
 SUBMITTING = "SUBMITTING"
@@ -90,14 +91,9 @@ class BatchRunner:
 
     def _adopt(self, pending_name: str, job: BatchState, keys: dict[str, Any]) -> None:
         """Replace an intent row by the real job, in one transaction."""
-        self.con.execute("BEGIN TRANSACTION")
-        try:
+        with transaction(self.con):
             self.con.execute("DELETE FROM batch_jobs WHERE job_name = ?", [pending_name])
             self._insert(job.name, job.state, keys)
-            self.con.execute("COMMIT")
-        except Exception:
-            self.con.execute("ROLLBACK")
-            raise
 
     def _set_state(self, job_name: str, state: str, finished: bool) -> None:
         self.con.execute(

@@ -24,6 +24,7 @@ import pyarrow as pa
 from core.llm.types import LLMRequest, Usage
 from core.models import canonical_json, utcnow
 from core.redaction import redact
+from core.transaction import transaction
 
 
 def cache_key(backend: str, model: str, request: LLMRequest) -> str:
@@ -181,19 +182,17 @@ class LLMCache:
                 self._flushing, self._pending = self._pending, {}
                 rows = list(self._flushing.values())
             table = pa.Table.from_pylist(rows, schema=_ROW_SCHEMA)
-            self._con.execute("BEGIN TRANSACTION")
             try:
-                self._con.register("_llm_rows", table)
-                self._con.execute(
-                    f"INSERT INTO llm_cache ({_COLUMNS}) SELECT {_COLUMNS} FROM _llm_rows "
-                    # A good answer asked for with --retry-failed replaces the failure kept before it.
-                    "ON CONFLICT (cache_key) DO UPDATE SET response = excluded.response, usage = excluded.usage, "
-                    "prompt_version = excluded.prompt_version, created_at = excluded.created_at"
-                )
-                self._con.unregister("_llm_rows")
-                self._con.execute("COMMIT")
+                with transaction(self._con):
+                    self._con.register("_llm_rows", table)
+                    self._con.execute(
+                        f"INSERT INTO llm_cache ({_COLUMNS}) SELECT {_COLUMNS} FROM _llm_rows "
+                        # A good answer asked for with --retry-failed replaces the failure kept before it.
+                        "ON CONFLICT (cache_key) DO UPDATE SET response = excluded.response, usage = excluded.usage, "
+                        "prompt_version = excluded.prompt_version, created_at = excluded.created_at"
+                    )
+                    self._con.unregister("_llm_rows")
             except Exception:
-                self._con.execute("ROLLBACK")
                 with self._lock:  # keep them for the next flush
                     self._pending = self._flushing | self._pending
                     self._flushing = {}
