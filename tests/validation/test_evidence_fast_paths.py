@@ -80,3 +80,21 @@ def test_number_places_of_non_finite_numbers_and_number_heavy_texts() -> None:
     text = " ".join(["7"] * (evidence.MAX_NUMBER_RUNS + 50)) + " 7,000"
     assert evidence._number_places(text, Decimal(7)) == evidence._number_index(text)[Decimal(7)]
     assert evidence._number_places(text, Decimal(7000)) == [(len(text) - 5, len(text))]
+
+
+LABEL_ALPHABET = "aB :::  \t\u2003/&()-x|"  # label characters, colons and several kinds of whitespace
+REFERENCE_LABEL = re.compile(r"([A-Za-z][A-Za-z /&()-]{0,40}):\s*$")
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_label_is_the_one_the_pattern_finds_on_the_whole_line(seed: int) -> None:
+    rng = random.Random(seed)
+    for _ in range(3000):
+        junk = "".join(rng.choice(LABEL_ALPHABET) for _ in range(rng.randint(0, 60)))
+        label = "".join(rng.choice("aB /&()-x") for _ in range(rng.randint(0, 50)))  # up to past the limit
+        line = junk + label + rng.choice([":", ":", ""]) + rng.choice(["", " ", "\t ", "\u2003"]) + " 1951"
+        if line.lstrip().startswith("|"):
+            continue  # a table row: its label is the column header, not this pattern
+        layout = evidence.Layout(evidence.normalize_context(line))
+        match = REFERENCE_LABEL.search(line[: len(line) - 4])
+        assert layout.label(len(line) - 4) == (match.group(1) if match else ""), line
