@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -24,7 +24,7 @@ from core.batching import batched
 from core.derived import read_record
 from core.models import Reason, Record, RecordState, SourceItem, canonical_json, content_hash, utcnow
 from core.redaction import configured_secrets, redact
-from core.transaction import transaction
+from core.transaction import run_transaction
 
 STORE_FILENAME = "curation.duckdb"
 CHECKPOINT_THRESHOLD = "128MB"
@@ -33,7 +33,8 @@ CHECKPOINT_THRESHOLD = "128MB"
 # (spilling to `curation.duckdb.tmp` beside the store when it must) instead; 256 MB ran 100k records.
 STORE_MEMORY_ENV = "SOB_STORE_MEMORY"
 DEFAULT_STORE_MEMORY = "256MB"
-_MEMORY_SIZE = re.compile(r"\d+(?:\.\d+)?\s*(?:[KMGT]i?B)", re.IGNORECASE)
+_MEMORY_SIZE = re.compile(r"(\d+(?:\.\d+)?)\s*([KMGT]i?B)", re.IGNORECASE)
+MEMORY_CEILING = 0.8  # of the machine's RAM: DuckDB's own default, the most a write is retried with
 WRITE_BATCH = 2000  # rows per transaction: bounds memory, and each batch commits on its own
 
 
@@ -359,8 +360,24 @@ def store_memory_limit() -> str:
     return value
 
 
-def _connect(workspace: Path, path: Path) -> duckdb.DuckDBPyConnection:
-    memory_limit = store_memory_limit()  # a bad setting is named before the store is touched
+def size_in_bytes(size: str) -> int:
+    """'256MB' -> 256_000_000 and '1GiB' -> 1_073_741_824, as DuckDB reads them."""
+    match = _MEMORY_SIZE.fullmatch(size.strip())
+    if match is None:
+        raise ValueError(f"{size!r} is not a size such as 512MB or 2GB")
+    number, unit = float(match.group(1)), match.group(2).upper()
+    base = 1024 if "I" in unit else 1000
+    return int(number * base ** ("KMGT".index(unit[0]) + 1))
+
+
+def _memory_ceiling() -> int:
+    try:
+        return int(os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") * MEMORY_CEILING)
+    except (ValueError, OSError, AttributeError):  # not on Linux: no retry beyond the limit
+        return 0
+
+
+def _connect(workspace: Path, path: Path, memory_limit: int) -> duckdb.DuckDBPyConnection:
     try:
         con = duckdb.connect(str(path))
     except (duckdb.Error, OSError) as exc:
@@ -371,7 +388,7 @@ def _connect(workspace: Path, path: Path) -> duckdb.DuckDBPyConnection:
         # each slower as the store grows. A larger WAL checkpoints a few times per run instead; every
         # commit is still in the WAL on disk, so nothing committed is lost on a crash.
         con.execute(f"SET checkpoint_threshold = '{CHECKPOINT_THRESHOLD}'")
-        con.execute(f"SET memory_limit = '{memory_limit}'")
+        con.execute(f"SET memory_limit = '{memory_limit}B'")
     except duckdb.Error as exc:
         con.close()
         raise _open_error(workspace, path, exc) from exc
@@ -386,9 +403,10 @@ def _json_or_none(value: Any, secrets: tuple[str, ...] | None = None) -> str | N
 class Store:
     """Open with `Store.open(workspace)`; use as a context manager."""
 
-    def __init__(self, con: duckdb.DuckDBPyConnection, path: Path) -> None:
+    def __init__(self, con: duckdb.DuckDBPyConnection, path: Path, memory_limit: int) -> None:
         self.con = con
         self.path = path
+        self.memory_limit = memory_limit  # bytes; raised when a write needs more (`_transaction`)
         self.unreadable_source_ids: set[str] = set()  # source items left out because they do not parse
 
     # -- lifecycle -------------------------------------------------------------------------
@@ -404,7 +422,8 @@ class Store:
             workspace.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise _open_error(workspace, path, exc) from exc
-        store = cls(_connect(workspace, path), path)
+        memory_limit = size_in_bytes(store_memory_limit())  # a bad setting is named before the store is touched
+        store = cls(_connect(workspace, path, memory_limit), path, memory_limit)
         try:
             store._migrate()
         except duckdb.Error as exc:
@@ -427,13 +446,27 @@ class Store:
         self.con.close()
         # A run started in the instant between the two takes the workspace; this one then stops with the
         # usual "in use" error, its work committed.
-        self.con = _connect(self.path.parent, self.path)
+        self.con = _connect(self.path.parent, self.path, self.memory_limit)
 
     def __enter__(self) -> Store:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+    def _transaction(self, work: Callable[[], None]) -> None:
+        """Run `work` in one transaction. When DuckDB runs out of the store's memory limit before the commit
+        (a large batch of a large store), the limit is doubled, up to DuckDB's own default of 80% of RAM, and
+        the whole transaction runs again: nothing of the failed attempt was committed."""
+        run_transaction(self.con, work, retry_when=lambda exc: is_out_of_memory(exc) and self._raise_memory_limit())
+
+    def _raise_memory_limit(self) -> bool:
+        ceiling = _memory_ceiling()
+        if self.memory_limit >= ceiling:
+            return False
+        self.memory_limit = min(self.memory_limit * 2, ceiling)
+        self.con.execute(f"SET memory_limit = '{self.memory_limit}B'")
+        return True
 
     def _migrate(self) -> None:
         self.con.execute(
@@ -443,9 +476,11 @@ class Store:
         for version, sql in MIGRATIONS:
             if version in applied:
                 continue
-            with transaction(self.con):
-                self.con.execute(sql)
-                self.con.execute("INSERT INTO schema_migrations VALUES (?, ?)", [version, utcnow()])
+            self._transaction(lambda sql=sql, version=version: self._apply_migration(version, sql))
+
+    def _apply_migration(self, version: int, sql: str) -> None:
+        self.con.execute(sql)
+        self.con.execute("INSERT INTO schema_migrations VALUES (?, ?)", [version, utcnow()])
 
     def schema_version(self) -> int:
         return self.con.execute("SELECT max(version) FROM schema_migrations").fetchone()[0]
@@ -717,9 +752,12 @@ class Store:
                     secrets,
                 )
             )
-        with transaction(self.con):
+
+        def work() -> None:
             self._update_records(rows)
             self._insert_events(events)
+
+        self._transaction(work)
 
     # Columns a state change may set; one it leaves as None keeps its stored value.
     _PAYLOAD_COLUMNS = ("record", "derived", "validation", "judge")
@@ -1008,14 +1046,17 @@ class Store:
         """Insert rows (with ON CONFLICT) and their events in one transaction."""
         if not rows and not events:
             return
-        with transaction(self.con):
-            if rows:
-                table = pa.Table.from_pylist(rows)
+        table = pa.Table.from_pylist(rows) if rows else None
+
+        def work() -> None:
+            if table is not None:
                 self.con.register("_rows", table)
                 cols = ", ".join(table.column_names)
                 self.con.execute(f"INSERT INTO {table_name} ({cols}) SELECT {cols} FROM _rows ON CONFLICT {conflict}")
                 self.con.unregister("_rows")
             self._insert_events(events or [])
+
+        self._transaction(work)
 
     def _existing_hashes(self, table: str, key_sql: str, batch: dict[tuple[str, str], Any]) -> dict[str, str]:
         keys = [f"{s}\x1f{i}" for s, i in batch]

@@ -1,8 +1,8 @@
-"""One DuckDB transaction, committed when its block ends and rolled back when it fails."""
+"""DuckDB transactions: committed when the work ends, rolled back when it fails."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 import duckdb
@@ -18,6 +18,31 @@ def transaction(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
     except Exception:
         _roll_back(con)
         raise
+
+
+def run_transaction(
+    con: duckdb.DuckDBPyConnection, work: Callable[[], None], retry_when: Callable[[duckdb.Error], bool]
+) -> None:
+    """`work` in one transaction. When it fails with an error `retry_when` accepts (and may act on), it is
+    rolled back and run again. A failed COMMIT is never run again: DuckDB may have applied part of it."""
+    while True:
+        con.execute("BEGIN TRANSACTION")
+        try:
+            work()
+        except duckdb.Error as exc:
+            _roll_back(con)
+            if retry_when(exc):
+                continue
+            raise
+        except Exception:
+            _roll_back(con)
+            raise
+        try:
+            con.execute("COMMIT")
+        except Exception:
+            _roll_back(con)
+            raise
+        return
 
 
 def _roll_back(con: duckdb.DuckDBPyConnection) -> None:

@@ -419,8 +419,9 @@ CASES: list[Case] = [
     Case(
         "a record stored before the limits, too deep to read back", unreadable_record_in_store, 0, "unreadable_record"
     ),
+    # A write that runs out of memory is retried with more (core/store.py), so only a limit too small to even
+    # read the store fails for sure: it is named, with the setting that fixes it.
     Case("SOB_STORE_MEMORY too small to open a new store", store_memory("1MB", fresh=True), 2, "higher"),
-    Case("SOB_STORE_MEMORY too small for the run", store_memory("4MB", fresh=True), 2, "higher"),
     Case("SOB_STORE_MEMORY is not a size", store_memory("lots", fresh=False), 2, "expected a size"),
 ]
 

@@ -152,6 +152,35 @@ def test_running_out_of_store_memory_is_named_with_its_fix_and_keeps_what_was_co
         assert store.state_counts("hotpotqa") == {"authored": 1}  # the committed record, nothing half-written
 
 
+def test_a_write_that_runs_out_of_memory_doubles_the_limit_and_commits_once(tmp_path: Path, monkeypatch) -> None:
+    import core.store as store_module
+
+    monkeypatch.setenv(STORE_MEMORY_ENV, "256MB")
+    with Store.open(tmp_path) as store:
+        store.upsert_records([record(1)], RecordState.AUTHORED, "import")
+        insert_events = store._insert_events
+        failures = iter([duckdb.OutOfMemoryException("Out of Memory Error: could not allocate block")])
+
+        def out_of_memory_once(events):
+            insert_events(events)  # written, then lost with the failed attempt
+            failure = next(failures, None)
+            if failure is not None:
+                raise failure
+
+        monkeypatch.setattr(store, "_insert_events", out_of_memory_once)
+        store.apply([StateChange(record(1).record_id, RecordState.VALIDATED, "validation")])
+        assert store.con.execute("SELECT current_setting('memory_limit')").fetchone()[0] == "488.2 MiB"  # 512MB
+        moves = store.con.execute("SELECT count(*) FROM events WHERE to_state = 'validated'").fetchone()[0]
+        assert (store.state_counts("hotpotqa"), moves) == ({"validated": 1}, 1)
+
+        # At the ceiling (DuckDB's default, 80% of RAM) the error is raised, and nothing is committed.
+        monkeypatch.setattr(store_module, "_memory_ceiling", lambda: store.memory_limit)
+        failures = iter([duckdb.OutOfMemoryException("Out of Memory Error: could not allocate block")])
+        with pytest.raises(duckdb.OutOfMemoryException):
+            store.apply([StateChange(record(1).record_id, RecordState.ACCEPTED, "judge")])
+        assert store.state_counts("hotpotqa") == {"validated": 1}
+
+
 def test_record_pages_read_each_waiting_row_once_across_runs_of_ids(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setattr(Store, "ID_RUN_PAGES", 2)  # runs of 2 pages of 3 ids: 23 rows span 4 runs
     with Store.open(tmp_path) as store:

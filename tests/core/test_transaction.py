@@ -3,7 +3,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from core.transaction import transaction
+from core.transaction import run_transaction, transaction
 
 
 @pytest.fixture
@@ -45,3 +45,42 @@ def test_the_error_that_ended_the_transaction_is_reported_not_the_failed_rollbac
             con.execute("ROLLBACK")  # as DuckDB does on such a failure
             raise RuntimeError("the real failure")
     assert rows(con) == []
+
+
+def test_work_that_may_be_retried_runs_again_from_a_clean_slate(con: duckdb.DuckDBPyConnection) -> None:
+    attempts = []
+
+    def work() -> None:
+        attempts.append(len(attempts))
+        con.execute("INSERT INTO t VALUES (?)", [len(attempts)])
+        if len(attempts) == 1:
+            raise duckdb.OutOfMemoryException("could not allocate block")
+
+    run_transaction(con, work, retry_when=lambda exc: isinstance(exc, duckdb.OutOfMemoryException))
+    assert attempts == [0, 1] and rows(con) == [2]  # the first attempt's row was rolled back
+
+
+def test_an_error_not_to_retry_is_raised_after_one_attempt(con: duckdb.DuckDBPyConnection) -> None:
+    attempts = []
+
+    def work() -> None:
+        attempts.append(1)
+        con.execute("INSERT INTO t VALUES (1)")
+        raise duckdb.ConstraintException("duplicate key")
+
+    with pytest.raises(duckdb.ConstraintException):
+        run_transaction(con, work, retry_when=lambda exc: isinstance(exc, duckdb.OutOfMemoryException))
+    assert attempts == [1] and rows(con) == []
+
+
+def test_a_failed_commit_is_never_run_again(con: duckdb.DuckDBPyConnection) -> None:
+    # DuckDB may have applied part of a commit that failed: running the work again could apply it twice.
+    attempts = []
+
+    def work() -> None:
+        attempts.append(1)
+        con.execute("ROLLBACK")  # the COMMIT after the work then fails
+
+    with pytest.raises(duckdb.TransactionException):
+        run_transaction(con, work, retry_when=lambda exc: True)
+    assert attempts == [1]
