@@ -66,7 +66,7 @@ class StoreMemoryError(WorkspaceError):
 
     def __init__(self, path: Path) -> None:
         super().__init__(
-            f"the store {path} needed more memory than its limit ({STORE_MEMORY_ENV}={store_memory_limit()}): "
+            f"the store {path} needed more memory than its limit ({STORE_MEMORY_ENV}={store_memory_setting()}): "
             f"set {STORE_MEMORY_ENV} higher (for example 1GB) and run again; every batch committed before this "
             "one is kept"
         )
@@ -352,19 +352,18 @@ def payload_json(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, default=str)
 
 
-def store_memory_limit() -> str:
-    """The store's memory limit: SOB_STORE_MEMORY (a size such as 512MB or 2GB) or the default."""
-    value = os.environ.get(STORE_MEMORY_ENV, "").strip() or DEFAULT_STORE_MEMORY
-    if not _MEMORY_SIZE.fullmatch(value):
-        raise ValueError(f"{STORE_MEMORY_ENV}={value!r}: expected a size such as 512MB or 2GB")
-    return value
+def store_memory_setting() -> str:
+    """What SOB_STORE_MEMORY says (a size such as 512MB or 2GB), or the default."""
+    return os.environ.get(STORE_MEMORY_ENV, "").strip() or DEFAULT_STORE_MEMORY
 
 
-def size_in_bytes(size: str) -> int:
-    """'256MB' -> 256_000_000 and '1GiB' -> 1_073_741_824, as DuckDB reads them."""
-    match = _MEMORY_SIZE.fullmatch(size.strip())
+def store_memory_limit() -> int:
+    """The store's memory limit in bytes, as DuckDB reads the setting ('256MB' is 256,000,000 bytes and
+    '1GiB' 1,073,741,824); ValueError naming SOB_STORE_MEMORY when it is no size."""
+    value = store_memory_setting()
+    match = _MEMORY_SIZE.fullmatch(value)
     if match is None:
-        raise ValueError(f"{size!r} is not a size such as 512MB or 2GB")
+        raise ValueError(f"{STORE_MEMORY_ENV}={value!r}: expected a size such as 512MB or 2GB")
     number, unit = float(match.group(1)), match.group(2).upper()
     base = 1024 if "I" in unit else 1000
     return int(number * base ** ("KMGT".index(unit[0]) + 1))
@@ -422,7 +421,7 @@ class Store:
             workspace.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise _open_error(workspace, path, exc) from exc
-        memory_limit = size_in_bytes(store_memory_limit())  # a bad setting is named before the store is touched
+        memory_limit = store_memory_limit()  # a bad setting is named before the store is touched
         store = cls(_connect(workspace, path, memory_limit), path, memory_limit)
         try:
             store._migrate()

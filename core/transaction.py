@@ -26,23 +26,15 @@ def run_transaction(
     """`work` in one transaction. When it fails with an error `retry_when` accepts (and may act on), it is
     rolled back and run again. A failed COMMIT is never run again: DuckDB may have applied part of it."""
     while True:
-        con.execute("BEGIN TRANSACTION")
+        worked = False
         try:
-            work()
+            with transaction(con):
+                work()
+                worked = True
+            return
         except duckdb.Error as exc:
-            _roll_back(con)
-            if retry_when(exc):
-                continue
-            raise
-        except Exception:
-            _roll_back(con)
-            raise
-        try:
-            con.execute("COMMIT")
-        except Exception:
-            _roll_back(con)
-            raise
-        return
+            if worked or not retry_when(exc):
+                raise
 
 
 def _roll_back(con: duckdb.DuckDBPyConnection) -> None:

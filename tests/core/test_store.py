@@ -116,9 +116,10 @@ def test_the_store_caches_within_a_memory_limit_that_can_be_set(tmp_path: Path, 
         assert store.con.execute("SELECT current_setting('memory_limit')").fetchone()[0] == "244.1 MiB"  # 256MB
         store.checkpoint()  # the reopened connection keeps it
         assert store.con.execute("SELECT current_setting('memory_limit')").fetchone()[0] == "244.1 MiB"
-    monkeypatch.setenv(STORE_MEMORY_ENV, "2GB")
-    with Store.open(tmp_path) as store:
-        assert store.con.execute("SELECT current_setting('memory_limit')").fetchone()[0] == "1.8 GiB"
+    for setting, shown in (("2GB", "1.8 GiB"), ("1GiB", "1.0 GiB"), ("1.5 gb", "1.3 GiB")):
+        monkeypatch.setenv(STORE_MEMORY_ENV, setting)
+        with Store.open(tmp_path) as store:
+            assert store.con.execute("SELECT current_setting('memory_limit')").fetchone()[0] == shown
 
 
 @pytest.mark.parametrize("value", ["lots", "512", "-1GB", "1GB; DROP TABLE records"])
