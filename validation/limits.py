@@ -56,12 +56,17 @@ def nesting_depth(value: Any, limit: int) -> int:
 
 def check_nesting(schema: Any, ground_truth: Any) -> list[ValidationFailure]:
     """Depth and size of both: run before anything else walks or hashes them."""
-    failures = []
-    schema_size = measure(schema, MAX_SCHEMA_NESTING, MAX_SCHEMA_CONTAINERS)
-    failures += _failures("json_schema", "schema", schema_size, MAX_SCHEMA_NESTING, MAX_SCHEMA_CONTAINERS)
+    return check_schema_nesting(schema) + check_ground_truth_nesting(ground_truth)
+
+
+def check_schema_nesting(schema: Any) -> list[ValidationFailure]:
+    size = measure(schema, MAX_SCHEMA_NESTING, MAX_SCHEMA_CONTAINERS)
+    return _failures("json_schema", "schema", size, MAX_SCHEMA_NESTING, MAX_SCHEMA_CONTAINERS)
+
+
+def check_ground_truth_nesting(ground_truth: Any) -> list[ValidationFailure]:
     size = measure(ground_truth, MAX_GROUND_TRUTH_NESTING, MAX_GROUND_TRUTH_CONTAINERS)
-    failures += _failures("ground_truth", "ground_truth", size, MAX_GROUND_TRUTH_NESTING, MAX_GROUND_TRUTH_CONTAINERS)
-    return failures
+    return _failures("ground_truth", "ground_truth", size, MAX_GROUND_TRUTH_NESTING, MAX_GROUND_TRUTH_CONTAINERS)
 
 
 def _failures(

@@ -10,12 +10,12 @@ from core.evidence import Evidence
 from core.models import Record
 from core.verdicts import GroundingInfo, ValidationFailure, ValidationReport
 from validation.alignment import check_alignment, check_schema_structure
-from validation.cache import schema_key
+from validation.cache import BoundedCache, parsed_schema_key, schema_key
 from validation.canonical import canonical_ground_truth
 from validation.complexity import assess_complexity
 from validation.evidence import check_evidence
 from validation.ground_truth import check_ground_truth
-from validation.limits import check_nesting
+from validation.limits import check_ground_truth_nesting, check_nesting, check_schema_nesting
 from validation.pydantic_check import check_pydantic
 from validation.schema_check import check_schema, is_schema_usable
 
@@ -48,15 +48,22 @@ def check_record(record: Record, *, parsed_from_json: bool = False) -> RecordVal
     ground_truth: Any = record.output.ground_truth
     context: Any = record.input.context
 
-    # Sizes first: nothing may walk, copy or hash an oversized (or self-containing) part.
-    nesting = check_nesting(schema, ground_truth)
+    # Sizes first: nothing may walk, copy or hash an oversized (or self-containing) part. Parsed JSON is a
+    # tree no larger than its text, so its schema is hashed first and measured once per distinct schema.
+    parsed_key = parsed_schema_key(schema) if parsed_from_json and isinstance(schema, dict) else None
+    if parsed_key is not None:
+        nesting = _schema_nesting(schema, parsed_key) + check_ground_truth_nesting(ground_truth)
+    else:
+        nesting = check_nesting(schema, ground_truth)
     schema_too_big = any(f.check == "json_schema" for f in nesting)
     ground_truth_too_big = any(f.check == "ground_truth" for f in nesting)
     failures: list[ValidationFailure] = (
         [] if parsed_from_json else check_pydantic(_without_oversized(record, schema_too_big, ground_truth_too_big))
     )
     failures += nesting
-    key = schema_key(schema) if isinstance(schema, dict) and not schema_too_big else None  # one hash, every cache
+    key = None  # one hash, every cache
+    if isinstance(schema, dict) and not schema_too_big:
+        key = parsed_key or schema_key(schema)
 
     complexity = None
     if not schema_too_big:
@@ -94,6 +101,16 @@ def check_record(record: Record, *, parsed_from_json: bool = False) -> RecordVal
     report = ValidationReport(passed=passed, failures=failures, grounding=grounding, complexity=complexity)
     validated_output = canonical_ground_truth(ground_truth, schema) if passed else None
     return RecordValidation(record, report, validated_output, resolved)
+
+
+_schema_nesting_cache: BoundedCache[tuple[ValidationFailure, ...]] = BoundedCache(65536)
+
+
+def _schema_nesting(schema: dict[str, Any], key: str) -> list[ValidationFailure]:
+    cached = _schema_nesting_cache.get(key)
+    if cached is None:
+        cached = _schema_nesting_cache.put(key, tuple(check_schema_nesting(schema)))
+    return [f.model_copy() for f in cached]  # copies: reports may be edited by their owners
 
 
 def _without_oversized(record: Record, schema: bool, ground_truth: bool) -> Record:

@@ -29,13 +29,10 @@ def check_row(row: RecordRow) -> tuple[StateChange | None, str]:
     except (ValidationError, ValueError) as exc:
         return None, parse_error_summary(exc)
     report, validated_output, evidence = check_record(record, parsed_from_json=True)[1:]
-    output_fields = {"validated_output"}
-    update: dict[str, object] = {"validated_output": validated_output}
+    output: dict[str, object] = {"validated_output": validated_output}
     if evidence is not None:
-        update["evidence"] = evidence  # offsets resolved, values located: shown to curators
-        output_fields.add("evidence")
-    # Serialised by the record's own models, so a merged read gives back what a whole record would hold.
-    changes = {"output": record.output.model_copy(update=update).model_dump(mode="json", include=output_fields)}
+        output["evidence"] = evidence  # offsets resolved, values located: shown to curators
+    changes: dict[str, dict[str, object]] = {"output": output}
     if report.complexity is not None:
         changes["metadata"] = {"schema_complexity": report.complexity.level}
     state = RecordState.VALIDATED if report.passed else RecordState.REJECTED

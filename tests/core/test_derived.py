@@ -133,3 +133,19 @@ def test_a_store_from_before_the_derived_column_opens_and_reads(tmp_path: Path) 
     with Store.open(tmp_path) as store:
         (stored,) = store.records("hotpotqa")
         assert stored.record == record
+
+
+def test_outputs_are_written_as_their_models_and_json_would_write_them() -> None:
+    from core.evidence import Evidence
+
+    evidence = Evidence(kind="span", quote="1,500", start=3, end=8, auto=True)
+    values = {"n": [1, -2.5, 1e16, 10**30, float("inf"), float("nan")], "s": 'Zoë \u2028 "q"', "none": None}
+    text = with_changes(
+        '{"provenance":{"judge":"heuristic@1"}}',
+        {"output": {"validated_output": values, "evidence": {"$.n": evidence}}},
+    )
+    written = json.loads(text)  # NaN and Infinity stay the constants json writes, not null
+    assert written["provenance"] == {"judge": "heuristic@1"}  # outputs of other stages are kept
+    assert written["output"]["evidence"] == {"$.n": evidence.model_dump(mode="json")}
+    expected = json.loads(json.dumps(values))
+    assert json.dumps(written["output"]["validated_output"]) == json.dumps(expected)  # NaN != NaN: compare text

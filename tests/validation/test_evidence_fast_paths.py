@@ -82,6 +82,15 @@ def test_number_places_of_non_finite_numbers_and_number_heavy_texts() -> None:
     assert evidence._number_places(text, Decimal(7000)) == [(len(text) - 5, len(text))]
 
 
+def test_number_places_find_both_spellings_of_large_numbers_in_one_scan() -> None:
+    # Plain and grouped spellings, inside larger numbers, glued to letters, signed, at the text's edges.
+    text = "1500 1,500. 21,500 1,5001 11500 x1500 1500b -1,500 1,500,000 1500.5 12,345,678 2345678 1,500"
+    for number in ("1500", "-1500", "1500000", "1500.5", "12345678", "2345678", "500", "5001", "21500"):
+        expected = evidence._number_index.__wrapped__(text).get(Decimal(number), [])
+        assert evidence._number_places(text, Decimal(number)) == expected, number
+    assert len(evidence._number_places(text, Decimal(1500))) == 4
+
+
 LABEL_ALPHABET = "aB :::  \t\u2003/&()-x|"  # label characters, colons and several kinds of whitespace
 REFERENCE_LABEL = re.compile(r"([A-Za-z][A-Za-z /&()-]{0,40}):\s*$")
 
