@@ -65,5 +65,5 @@ def with_changes(derived_text: str | None, changes: dict[str, dict[str, Any]]) -
     for section, fields in changes.items():
         derived[section] = {**derived.get(section, {}), **fields}
     # pydantic's serialiser: models (evidence) are written by their own schema, as `model_dump_json` would,
-    # and NaN/Infinity stay what they are (`constants`), as `json.dumps` writes them; 3x faster than either.
+    # and NaN/Infinity stay the constants `json.dumps` writes; several times faster than `json.dumps`.
     return to_json(derived, inf_nan_mode="constants").decode()

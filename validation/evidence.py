@@ -101,19 +101,19 @@ def walk_leaves(ground_truth: Any) -> tuple[list[Leaf], dict[str, Any]]:
         path, value, parent, key = stack.pop()
         if isinstance(value, dict):
             containers[path] = value
-            stack.extend([(paths.child(path, name), v, path, name) for name, v in _named_items(value)][::-1])
+            children = []
+            for k, v in value.items():
+                name = str(k)
+                children.append((paths.child(path, name), v, path, name))
+            stack.extend(reversed(children))
         elif isinstance(value, list):
             containers[path] = value
             if not value:
                 leaves.append(Leaf(path, value, parent, key))
-            stack.extend([(f"{path}[{i}]", v, path, None) for i, v in enumerate(value)][::-1])  # paths.index
+            stack.extend(reversed([(paths.index(path, i), v, path, None) for i, v in enumerate(value)]))
         else:
             leaves.append(Leaf(path, value, parent, key))
     return leaves, containers
-
-
-def _named_items(value: dict[Any, Any]) -> list[tuple[str, Any]]:
-    return [(k if type(k) is str else str(k), v) for k, v in value.items()]
 
 
 # ---- the context's layout: lines, sentences, paragraphs, tables -------------------------------------------
