@@ -18,7 +18,7 @@ from typing import Any
 
 from core.verdicts import ValidationFailure
 from validation import paths
-from validation.cache import BoundedCache, schema_key
+from validation.cache import FailureCache, schema_key
 from validation.limits import (
     MAX_GROUND_TRUTH_CONTAINERS,
     MAX_GROUND_TRUTH_NESTING,
@@ -38,7 +38,7 @@ CHECK = "alignment"
 MIN_TOP_LEVEL_PROPERTIES = 3
 
 _COMBINATORS = ("anyOf", "oneOf", "allOf")
-_structure_cache: BoundedCache[tuple[ValidationFailure, ...]] = BoundedCache(65536)
+_structure_cache = FailureCache()
 
 
 def _fail(code: str, message: str, path: str) -> ValidationFailure:
@@ -51,11 +51,7 @@ def check_alignment(schema: dict[str, Any], ground_truth: Any, *, key: str | Non
 
 
 def check_schema_structure(schema: dict[str, Any], *, key: str | None = None) -> list[ValidationFailure]:
-    key = key or schema_key(schema)
-    cached = _structure_cache.get(key)
-    if cached is None:
-        cached = _structure_cache.put(key, tuple(_structure_failures(schema)))
-    return [f.model_copy() for f in cached]  # copies: reports may be edited by their owners
+    return _structure_cache.failures(key or schema_key(schema), lambda: _structure_failures(schema))
 
 
 def _structure_failures(schema: dict[str, Any]) -> list[ValidationFailure]:

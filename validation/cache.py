@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import hashlib
 from collections import OrderedDict
+from collections.abc import Callable, Iterable
 from typing import Any, Generic, TypeVar
 
 from pydantic_core import to_json
 
 from core.models import content_hash
+from core.verdicts import ValidationFailure
 
 V = TypeVar("V")
 
@@ -66,3 +68,17 @@ class BoundedCache(Generic[V]):
 
     def __len__(self) -> int:
         return len(self._data)
+
+
+class FailureCache:
+    """Failures worked out once per schema key. Every caller gets copies: reports may be edited by their
+    owners. Without a key (a schema that cannot be hashed) they are worked out every time."""
+
+    def __init__(self, maxsize: int = 65536) -> None:
+        self._cache: BoundedCache[tuple[ValidationFailure, ...]] = BoundedCache(maxsize)
+
+    def failures(self, key: str | None, work_out: Callable[[], Iterable[ValidationFailure]]) -> list[ValidationFailure]:
+        cached = self._cache.get(key)
+        if cached is None:
+            cached = self._cache.put(key, tuple(work_out()))
+        return [f.model_copy() for f in cached]

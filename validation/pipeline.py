@@ -10,7 +10,7 @@ from core.evidence import Evidence
 from core.models import Record
 from core.verdicts import GroundingInfo, ValidationFailure, ValidationReport
 from validation.alignment import check_alignment, check_schema_structure
-from validation.cache import BoundedCache, parsed_schema_key, schema_key
+from validation.cache import FailureCache, parsed_schema_key, schema_key
 from validation.canonical import canonical_ground_truth
 from validation.complexity import assess_complexity
 from validation.evidence import check_evidence
@@ -52,7 +52,8 @@ def check_record(record: Record, *, parsed_from_json: bool = False) -> RecordVal
     # tree no larger than its text, so its schema is hashed first and measured once per distinct schema.
     parsed_key = parsed_schema_key(schema) if parsed_from_json and isinstance(schema, dict) else None
     if parsed_key is not None:
-        nesting = _schema_nesting(schema, parsed_key) + check_ground_truth_nesting(ground_truth)
+        schema_nesting = _schema_nesting_cache.failures(parsed_key, lambda: check_schema_nesting(schema))
+        nesting = schema_nesting + check_ground_truth_nesting(ground_truth)
     else:
         nesting = check_nesting(schema, ground_truth)
     schema_too_big = any(f.check == "json_schema" for f in nesting)
@@ -103,14 +104,7 @@ def check_record(record: Record, *, parsed_from_json: bool = False) -> RecordVal
     return RecordValidation(record, report, validated_output, resolved)
 
 
-_schema_nesting_cache: BoundedCache[tuple[ValidationFailure, ...]] = BoundedCache(65536)
-
-
-def _schema_nesting(schema: dict[str, Any], key: str) -> list[ValidationFailure]:
-    cached = _schema_nesting_cache.get(key)
-    if cached is None:
-        cached = _schema_nesting_cache.put(key, tuple(check_schema_nesting(schema)))
-    return [f.model_copy() for f in cached]  # copies: reports may be edited by their owners
+_schema_nesting_cache = FailureCache()
 
 
 def _without_oversized(record: Record, schema: bool, ground_truth: bool) -> Record:

@@ -29,7 +29,7 @@ from referencing import Registry, Resource
 
 from core.verdicts import ValidationFailure
 from validation import paths
-from validation.cache import BoundedCache, schema_key
+from validation.cache import BoundedCache, FailureCache, schema_key
 from validation.limits import MAX_SCHEMA_CONTAINERS, MAX_SCHEMA_NESTING
 
 CHECK = "json_schema"
@@ -224,7 +224,7 @@ def _restore_names(rel: tuple[str | int, ...], renamed: dict[str, list[str]]) ->
     return rel
 
 
-_results: BoundedCache[tuple[ValidationFailure, ...]] = BoundedCache(65536)
+_results = FailureCache()
 
 
 def check_schema(schema: Any, *, key: str | None = None) -> list[ValidationFailure]:
@@ -238,10 +238,10 @@ def check_schema(schema: Any, *, key: str | None = None) -> list[ValidationFailu
                 f"{paths.shorten(reprlib.repr(schema))}",
             )
         ]
-    key = key or schema_key(schema)
-    cached = _results.get(key)
-    if cached is not None:
-        return [f.model_copy() for f in cached]  # copies: reports may be edited by their owners
+    return _results.failures(key or schema_key(schema), lambda: _schema_failures(schema))
+
+
+def _schema_failures(schema: dict[str, Any]) -> list[ValidationFailure]:
     failures: list[ValidationFailure] = []
     top = schema.get("type")
     if top != "object" and top != ["object"]:
@@ -255,7 +255,6 @@ def check_schema(schema: Any, *, key: str | None = None) -> list[ValidationFailu
         )
     for dialect in _DIALECTS:
         failures.extend(dialect.errors(schema))
-    _results.put(key, tuple(f.model_copy() for f in failures))
     return failures
 
 
