@@ -1,5 +1,6 @@
-"""Caches keyed by a schema's canonical hash: many records share a schema, and the schema-only work
-(metaschema checks, compiled validators, structure checks, complexity) is the expensive part."""
+"""Caches keyed by a schema's hash (canonical, or of its parsed JSON as given): many records share a schema,
+and the schema-only work (metaschema checks, compiled validators, structure checks, sizes, complexity) is the
+expensive part."""
 
 from __future__ import annotations
 
