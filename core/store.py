@@ -330,12 +330,13 @@ def parse_error_summary(error: Exception) -> str:
 def _open_error(workspace: Path, path: Path, exc: Exception) -> WorkspaceError:
     """Name what stops the store from opening, and how to fix it."""
     text = str(exc)
-    if "could not set lock" in text.lower() or "conflicting lock" in text.lower():
+    lowered = text.lower()
+    if "could not set lock" in lowered or "conflicting lock" in lowered:
         return WorkspaceBusyError(
             f"workspace {workspace} is in use by another process ({exc}). "
             "Wait for that run to finish, or use another --workspace."
         )
-    if isinstance(exc, PermissionError) or "permission denied" in text.lower() or "read-only" in text.lower():
+    if isinstance(exc, PermissionError) or "permission denied" in lowered or "read-only" in lowered:
         return WorkspaceError(
             f"workspace {workspace} is not writable ({text.splitlines()[0]}): give yourself write access "
             f"(chmod -R u+w {workspace}) or pass another --workspace"

@@ -18,6 +18,7 @@ from core.models import Record, RecordState, SourceItem
 from core.store import Store
 from judge.heuristic import HeuristicJudge
 from judge.stage import run_judging
+from tests.store_checks import assert_checkpointed
 from tests.validation.conftest import ED_WOOD_ID, GOOD_GROUND_TRUTH, GOOD_SCHEMA, HOTPOT_SAMPLE, hotpot_context
 from validation.stage import run_validation
 
@@ -65,12 +66,6 @@ def _validate(workspace: Path, records: list[Record], workers: int) -> tuple[dic
         counts = run_validation(store, "hotpotqa", workers=workers)
         assert_checkpointed(workspace)
         return dict(counts), _stored_outcome(store)
-
-
-def assert_checkpointed(workspace: Path) -> None:
-    """The stage wrote its changes into the store file at its end, not left them in the WAL (and in memory)."""
-    wal = workspace / "curation.duckdb.wal"
-    assert not wal.exists() or wal.stat().st_size == 0
 
 
 def test_workers_commit_what_the_stage_commits_in_process(tmp_path: Path, ed_wood_context: str) -> None:

@@ -9,6 +9,7 @@ from authoring.file_import import import_authored, stream_authored
 from build_split.ingest import import_into_store
 from core.models import SourceItem
 from core.store import Store
+from tests.store_checks import assert_checkpointed
 
 ITEMS = {
     f"h{i}": SourceItem(source="hotpotqa", source_id=f"h{i}", context=f"Alpha {i} beta.", question="Seed?")
@@ -98,8 +99,7 @@ def test_cli_import_stores_records_and_rejections_and_skips_unreadable_items(tmp
             (7, "unknown_source_id"),
         ]
         assert len(result.rejections) == 5
-        wal = tmp_path / "ws" / "curation.duckdb.wal"  # checkpointed at the stage's end, not in the next stage
-        assert not wal.exists() or wal.stat().st_size == 0
+        assert_checkpointed(tmp_path / "ws")
 
 
 def test_source_items_by_id_returns_only_the_asked_readable_items(tmp_path: Path) -> None:

@@ -7,6 +7,7 @@ import pytest
 
 from core.models import Reason, Record, RecordState, SourceItem
 from core.store import MIGRATIONS, STORE_MEMORY_ENV, StateChange, Store, WorkspaceBusyError, is_out_of_memory
+from tests.store_checks import assert_checkpointed
 
 
 def item(n: int) -> SourceItem:
@@ -205,8 +206,7 @@ def test_a_checkpoint_writes_the_wal_into_the_file_and_the_store_goes_on(tmp_pat
         store.upsert_records([record(n) for n in range(5)], RecordState.AUTHORED, "import")
         old = store.con
         store.checkpoint()
-        wal = tmp_path / "curation.duckdb.wal"
-        assert not wal.exists() or wal.stat().st_size == 0
+        assert_checkpointed(tmp_path)
         with pytest.raises(duckdb.ConnectionException):  # a fresh connection replaced the one that wrote
             old.execute("SELECT 1")
         first = store.record_ids("hotpotqa", [RecordState.AUTHORED])[0]

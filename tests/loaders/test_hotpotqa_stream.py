@@ -12,6 +12,7 @@ from build_split.options import RunOptions
 from core.store import Store
 from loaders.base import LoadResult
 from loaders.hotpotqa import iter_hotpotqa, load_hotpotqa
+from tests.store_checks import assert_checkpointed
 
 
 def row(i: int, question: str = "Which came first?") -> dict:
@@ -80,5 +81,4 @@ def test_cli_load_stores_what_the_list_loader_returns(tmp_path: Path) -> None:
             == [(p.line_no, p.code) for p in listed.problems]
             == [(2, "malformed_json"), (4, "duplicate_source_id")]
         )
-        wal = tmp_path / "ws" / "curation.duckdb.wal"  # checkpointed at the stage's end, not in the next stage
-        assert not wal.exists() or wal.stat().st_size == 0
+        assert_checkpointed(tmp_path / "ws")
