@@ -25,6 +25,7 @@ class RecordState(StrEnum):
 
     AUTHORED = "authored"  # a curator's answer arrived; not yet checked
     NEEDS_REVISION = "needs_revision"  # bounced back to the curator (Label Studio)
+    NEEDS_REVIEW = "needs_review"  # the gate raised flags it cannot settle: a person fixes or dismisses each
     VALIDATED = "validated"  # passed every validation check; awaits the judge
     ACCEPTED = "accepted"  # passed the judge; goes into releases
     REJECTED = "rejected"  # failed a check or the judge; reasons say why

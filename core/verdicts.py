@@ -63,8 +63,20 @@ class ValidationReport(BaseModel):
     complexity: ComplexityInfo | None = None
 
 
+class GateFlag(BaseModel):
+    """A doubt a deterministic check cannot settle: one JSON path, a stable code and a reason. A flagged record
+    goes to `needs_review` for a person (fixed, or dismissed with a note); it is never rejected for a flag."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    code: str
+    path: str = "$"
+    reason: str
+
+
 class JudgeVerdict(BaseModel):
-    """Scores 0-100 per dimension; below the threshold on any dimension rejects the record."""
+    """Scores 0-100 per dimension; below the threshold on any dimension rejects the record. `flags`: what the
+    judge could not verify (the heuristic pre-filter's doubts); open flags hold the record in `needs_review`."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -73,6 +85,7 @@ class JudgeVerdict(BaseModel):
     scores: dict[str, int]
     rationales: dict[str, str] = Field(default_factory=dict)
     threshold: int = 60
+    flags: list[GateFlag] = Field(default_factory=list)
 
     def failing_dimensions(self) -> list[str]:
         return [dim for dim, score in self.scores.items() if score < self.threshold]

@@ -23,12 +23,12 @@ from rapidfuzz import fuzz
 
 from core.evidence import Evidence
 from core.models import Record
-from core.verdicts import GroundingIssue, JudgeVerdict, ValidationReport
+from core.verdicts import GateFlag, GroundingIssue, JudgeVerdict, ValidationReport
 from judge.rubric import RUBRIC_VERSION, dimensions_for
 from validation.evidence import places_of
 from validation.grounding import fold, normalize_text
 
-VERSION = f"heuristic-2/rubric-{RUBRIC_VERSION}"
+VERSION = f"heuristic-3/rubric-{RUBRIC_VERSION}"
 YES = {"yes", "true", "y"}
 NO = {"no", "false", "n"}
 GENERIC_NAMES = {"answer", "value", "result", "data", "output", "field", "info", "response", "text"}
@@ -503,23 +503,27 @@ class HeuristicJudge:
         flat = leaf_list(record.output.ground_truth)  # walked once, read by every check
         meaningful = _meaningful(flat)
         accuracy: list[tuple[int, str]] = []
+        flags: list[GateFlag] = []
         if asks_seed:
-            accuracy.append(_answer_match(str(seed), flat, record.input.question, derived))
+            score, why = _answer_match(str(seed), flat, record.input.question, derived)
+            if score < 60:  # the dataset's answer disagrees: likely wrong, but a person decides
+                flags.append(GateFlag(code="seed_answer_mismatch", path="$", reason=why))
+            accuracy.append((max(score, 60), why))
         else:
             accuracy.append((round(60 + 40 * fraction), "no seed answer for this question; scored from grounding"))
         lazy = _laziness(record, flat, meaningful)
         if lazy is not None:
-            accuracy.append(lazy)
+            if lazy[0] == 0 and not meaningful:
+                accuracy.append(lazy)  # no value at all: nothing to release, whatever a person says
+            else:
+                flags.append(GateFlag(code="lazy_answer", path="$", reason=lazy[1]))
         stated = must_be_stated(record.output.ground_truth, grounding.ungrounded_paths if grounding else [])
-        if stated:
-            accuracy.append(
-                (40, f"not in the context, yet a number or a name that must be stated: {', '.join(stated[:5])}")
+        for path in stated:
+            flags.append(
+                GateFlag(code="ungrounded_value", path=path, reason="not found in the context, yet a number or a name")
             )
-        doubts = _doubts(issues)
-        if doubts:
-            accuracy.append(
-                (min(_ISSUE_WEIGHT[d.code] for d in doubts), "; ".join(f"{d.path}: {d.message}" for d in doubts[:3]))
-            )
+        for doubt in _doubts(issues):
+            flags.append(GateFlag(code=doubt.code, path=doubt.path, reason=doubt.message))
         scores["accuracy"], rationales["accuracy"] = min(accuracy, key=lambda s: s[0])
         scores["grounding"] = round(100 * fraction)
         missing = ", ".join(grounding.ungrounded_paths[:5]) if grounding else "no grounding report"
@@ -538,5 +542,10 @@ class HeuristicJudge:
                 record.input.context, record.output.ground_truth, _spans(curated)
             )
         return JudgeVerdict(
-            judge=self.name, version=self.version, scores=scores, rationales=rationales, threshold=threshold
+            judge=self.name,
+            version=self.version,
+            scores=scores,
+            rationales=rationales,
+            threshold=threshold,
+            flags=flags,
         )
