@@ -11,6 +11,11 @@ JSON path (`$.books[0].author`, the paths of `validation.paths`):
 * `derived`: computed or inferred from other leaves, named in `sources` (a boolean comparison, a sum,
   a count); `rule` (see DERIVATION_RULES) lets the toolkit recompute it.
 * `absent`: the context states nothing; null or an empty list is then the correct answer.
+* `convert`: a unit conversion of a quoted quantity ("500 miles" -> 804.7 in a km field), with `unit_from`
+  (default: the unit written in the quote) and `unit_to` (default: the unit the field names); the toolkit
+  converts and compares, to the curator's precision.
+* `expands`: the value is the long form of an abbreviation quoted from the context, or the other way round
+  ("FBS" -> "Football Bowl Subdivision", "euros" -> "EUR"): what the toolkit cannot infer, stated by the curator.
 
 Curators write evidence in the authored JSONL (`"evidence": {"$.path": ...}`) or in Label Studio; drafts
 propose it. `parse_evidence` accepts the short forms a person would type: a bare string is a quoted span,
@@ -23,8 +28,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-EvidenceKind = Literal["span", "normalised", "derived", "absent"]
-EVIDENCE_KINDS: tuple[str, ...] = ("span", "normalised", "derived", "absent")
+EvidenceKind = Literal["span", "normalised", "derived", "absent", "convert", "expands"]
+EVIDENCE_KINDS: tuple[str, ...] = ("span", "normalised", "derived", "absent", "convert", "expands")
+QUOTED_KINDS: tuple[str, ...] = ("span", "normalised", "convert", "expands")
 
 # Rules a derived leaf may name, so the toolkit can recompute it from its sources.
 DERIVATION_RULES: dict[str, str] = {
@@ -55,11 +61,13 @@ class Evidence(BaseModel):
     sources: list[str] = Field(default_factory=list, max_length=64)
     rule: str | None = None
     note: str | None = Field(default=None, max_length=2_000)
+    unit_from: str | None = Field(default=None, max_length=40)  # `convert`: the unit of the quote
+    unit_to: str | None = Field(default=None, max_length=40)  # `convert`: the unit of the value
     auto: bool = False  # located by the toolkit (no curator gave it)
 
     @model_validator(mode="after")
     def _consistent(self) -> Evidence:
-        if self.kind in ("span", "normalised") and self.quote is None and self.start is None:
+        if self.kind in QUOTED_KINDS and self.quote is None and self.start is None:
             raise ValueError(f"{self.kind} evidence needs a quote or start/end offsets")
         if (self.start is None) != (self.end is None):
             raise ValueError("give both start and end offsets, or neither")
@@ -71,6 +79,8 @@ class Evidence(BaseModel):
             raise ValueError(f"unknown rule {self.rule!r}; known: {', '.join(DERIVATION_RULES)}")
         if self.rule is not None and self.kind != "derived":
             raise ValueError("only derived evidence has a rule")
+        if (self.unit_from is not None or self.unit_to is not None) and self.kind != "convert":
+            raise ValueError("only convert evidence has unit_from and unit_to")
         return self
 
     @property

@@ -27,6 +27,7 @@ from core.verdicts import GateFlag, GroundingIssue, JudgeVerdict, ValidationRepo
 from judge.rubric import RUBRIC_VERSION, dimensions_for
 from validation.evidence import places_of
 from validation.grounding import fold, normalize_text
+from validation.readings import spelled_number
 
 VERSION = f"heuristic-3/rubric-{RUBRIC_VERSION}"
 YES = {"yes", "true", "y"}
@@ -101,6 +102,12 @@ def _content_words(text: str) -> list[str]:
     return [w for w in normalize(text).split() if w not in _STOP]
 
 
+def _spelled(text: str) -> list[float]:
+    """A seed answer that is a number in words ("seven", "twelve and a half")."""
+    value = spelled_number(text) if text.strip() and len(text.split()) <= 6 else None
+    return [float(value)] if value is not None else []
+
+
 def _numbers(text: str) -> list[float]:
     return [float(n.replace(",", "")) for n in _NUMBER.findall(text) if any(c.isdigit() for c in n)]
 
@@ -136,11 +143,26 @@ def _entities(question: str) -> set[str]:
     return found
 
 
+_OPPOSITES = [
+    ("older", "younger"), ("oldest", "youngest"), ("earlier", "later"), ("first", "last"), ("before", "after"),
+    ("larger", "smaller"), ("bigger", "smaller"), ("more", "fewer"), ("more", "less"), ("taller", "shorter"),
+    ("longer", "shorter"), ("higher", "lower"), ("earliest", "latest"), ("largest", "smallest"), ("most", "least"),
+]  # fmt: skip
+
+
+def _opposite_comparison(question: str, seed: str) -> bool:
+    asked, seeded = set(normalize(question).split()), set(normalize(seed).split())
+    return any((a in asked and b in seeded and a not in seeded) or (b in asked and a in seeded and b not in seeded)
+               for a, b in _OPPOSITES)  # fmt: skip
+
+
 def asks_seed_question(question: str, seed: str) -> bool:
     """Does the curator's question still ask the source's seed question (same, or reworded)? It must name the
     same things and, for a yes/no seed, still be a yes/no question."""
     if normalize(question) == normalize(seed):
         return True
+    if _opposite_comparison(question, seed):
+        return False  # "who is younger" does not ask "who is older": the seed answer answers the other
     entities = _entities(seed)
     asked = normalize(question)
     if not entities or not all(entity in asked for entity in entities):
@@ -211,8 +233,8 @@ def _answer_match(answer: str, flat: list[Leaf], question: str, derived: set[str
     wrong_choice = _wrong_choice(question, answer, values)
     if wrong_choice is not None:
         return 10, wrong_choice
-    seed_numbers = _numbers(answer)
-    seed_words = [w for w in _content_words(answer) if not _NUMBER.fullmatch(w)]
+    seed_numbers = _numbers(answer) or _spelled(answer)
+    seed_words = [w for w in _content_words(answer) if not _NUMBER.fullmatch(w) and not _spelled(w)]
     for path, leaf in values:
         if normalize(str(leaf)) == wanted:
             return 100, f"the seed answer {answer!r} is at {path}"
@@ -234,7 +256,7 @@ def _answer_match(answer: str, flat: list[Leaf], question: str, derived: set[str
         if not got:
             continue
         padded_got, padded_wanted = f" {got} ", f" {wanted} "
-        if padded_wanted in padded_got and len(wanted) >= 0.5 * len(got):
+        if padded_wanted in padded_got and (len(wanted) >= 0.5 * len(got) or len(wanted.split()) >= 2):
             best = max(best, 90)
         elif padded_got in padded_wanted and len(got) >= 0.6 * len(wanted):
             best = max(best, 85)
@@ -476,11 +498,19 @@ def must_be_stated(ground_truth: dict[str, Any], ungrounded: list[str]) -> list[
     return stated
 
 
-_ISSUE_WEIGHT = {"value_not_near_entity": 45, "value_in_wrong_field": 45}
+QUALITY_FLAGS = {"schema_quality": "weak_schema", "question_quality": "weak_question"}
+# Doubts of validation that the gate raises as flags for a person (validation/evidence.py, field_checks.py).
+FLAGGED_DOUBTS = frozenset(
+    {
+        "value_not_near_entity", "value_in_wrong_field", "evidence_unverified", "unit_mismatch",
+        "number_from_other_phrase", "boolean_against_text", "absent_but_stated", "duplicate_item", "copied_span",
+        "speaker_mismatch", "possible_swap", "value_from_other_phrase", "too_few_properties",
+    }
+)  # fmt: skip
 
 
 def _doubts(issues: list[GroundingIssue]) -> list[GroundingIssue]:
-    return [issue for issue in issues if issue.code in _ISSUE_WEIGHT]
+    return [issue for issue in issues if issue.code in FLAGGED_DOUBTS]
 
 
 class HeuristicJudge:
@@ -525,22 +555,30 @@ class HeuristicJudge:
         for doubt in _doubts(issues):
             flags.append(GateFlag(code=doubt.code, path=doubt.path, reason=doubt.message))
         scores["accuracy"], rationales["accuracy"] = min(accuracy, key=lambda s: s[0])
-        scores["grounding"] = round(100 * fraction)
+        # Values not found may be paraphrases: the stated ones are flagged above; the score asks, never rejects.
+        scores["grounding"] = max(round(100 * fraction), threshold)
         missing = ", ".join(grounding.ungrounded_paths[:5]) if grounding else "no grounding report"
         rationales["grounding"] = (
             "every value is supported by its evidence or found in the context"
             if grounding and not grounding.ungrounded_paths
             else f"{fraction:.0%} of values grounded; not found: {missing}"
         )
-        scores["schema_quality"], rationales["schema_quality"] = schema_quality(record.input.json_schema, report)
+        quality: dict[str, tuple[int, str]] = {"schema_quality": schema_quality(record.input.json_schema, report)}
         dims = dimensions_for(record.metadata.source)
         if "question_quality" in dims:
-            scores["question_quality"], rationales["question_quality"] = _question_quality(record, len(meaningful))
+            quality["question_quality"] = _question_quality(record, len(meaningful))
         if "multi_turn" in dims:
             curated = {p: e for p, e in record.output.evidence.items() if not e.auto}
-            scores["multi_turn"], rationales["multi_turn"] = multi_turn(
-                record.input.context, record.output.ground_truth, _spans(curated)
-            )
+            quality["multi_turn"] = multi_turn(record.input.context, record.output.ground_truth, _spans(curated))
+        for dim, (score, why) in quality.items():
+            # A rule of thumb on quality cannot prove a record unfit: below the threshold it asks a person
+            # (one meeting utterance is no error at all: the LLM judge weighs it, the pre-filter only reports it).
+            if score < threshold:
+                if dim in QUALITY_FLAGS:
+                    flags.append(GateFlag(code=QUALITY_FLAGS[dim], path="$", reason=f"{dim} {score}: {why}"))
+                why = f"{why} (measured {score}; the pre-filter does not reject on it)"
+                score = threshold
+            scores[dim], rationales[dim] = score, why
         return JudgeVerdict(
             judge=self.name,
             version=self.version,

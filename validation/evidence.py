@@ -32,8 +32,11 @@ from typing import Any, NamedTuple
 from core.evidence import Evidence
 from core.verdicts import GroundingIssue, ValidationFailure
 from validation import paths
+from validation.field_checks import check_field_ties
+from validation.field_hints import hint_for
 from validation.grounding import NormalizedContext, is_grounded, is_negative_at, normalize_context, transcript_speakers
 from validation.normalise import matches_normalised, number_readings, same_number
+from validation.readings import FieldHint, conversion_supports, number_places, quote_supports, string_places, to_decimal
 
 CHECK = "evidence"
 MAX_OCCURRENCES = 64
@@ -124,6 +127,7 @@ class Layout:
 
     def __init__(self, ctx: NormalizedContext) -> None:
         self.text = ctx.raw  # markup blanked, offsets as in the original
+        self.original = ctx.original
         self.is_transcript = ctx.raw != ctx.original
 
     def line(self, offset: int) -> tuple[int, int]:
@@ -420,7 +424,11 @@ def value_matches_span(value: Any, quote: str) -> bool:
 # ---- the check ---------------------------------------------------------------------------------------------
 
 
-def check_evidence(ground_truth: Any, context: str, evidence: dict[str, Evidence]) -> EvidenceResult:
+def check_evidence(
+    ground_truth: Any, context: str, evidence: dict[str, Evidence], hints: dict[str, FieldHint] | None = None
+) -> EvidenceResult:
+    """`hints`: what the schema says of each leaf's field (validation/field_hints.py): its unit, money, a count,
+    a clock time. Without them a leaf's key alone is read."""
     result = EvidenceResult()
     ctx = normalize_context(context)
     layout = _layout(context)
@@ -440,7 +448,8 @@ def check_evidence(ground_truth: Any, context: str, evidence: dict[str, Evidence
         result.leaves += counted
         given = evidence.get(leaf.path)
         if given is not None:
-            located = _check_given(leaf, given, context, ctx, evidence, by_path, containers, result)
+            hint = hint_for(hints, leaf.path, leaf.key)
+            located = _check_given(leaf, given, context, ctx, evidence, by_path, containers, result, hint)
             if located is not None:
                 spans[leaf.path] = located
                 result.resolved[leaf.path] = given.model_copy(
@@ -466,7 +475,7 @@ def check_evidence(ground_truth: Any, context: str, evidence: dict[str, Evidence
             result.grounded += 1
             result.support["speaker"] += 1
             continue
-        place = _locate(leaf, ctx, layout, anchors, result)
+        place = _locate(leaf, ctx, layout, anchors, result, hint_for(hints, leaf.path, leaf.key))
         if place is None:
             if is_grounded(value, ctx):  # paraphrase-tolerant: normalised or fuzzy, no offsets
                 result.grounded += 1
@@ -485,7 +494,18 @@ def check_evidence(ground_truth: Any, context: str, evidence: dict[str, Evidence
         result.grounded += 1
         result.support["located"] += 1
     _check_fields(leaves, spans, layout, anchors, result, explicit=set(evidence))
+    check_field_ties(leaves, spans, layout, hints or {}, ground_truth, containers, speakers, result.doubt)
     return result
+
+
+def _other_readings(value: Any, text: str, hint: FieldHint) -> list[tuple[int, int, str]]:
+    """Places of a value written another way; only those with offsets (a reading without one, such as a name
+    found without its diacritics, grounds the value through `is_grounded`'s forgiving search instead)."""
+    number = to_decimal(value)
+    found = number_places(number, text, hint) if number is not None else []
+    if not found and isinstance(value, str):
+        found = string_places(value, text)
+    return [(start, end, "normalised") for start, end, _ in found if end > start][:MAX_OCCURRENCES]
 
 
 def _quote(context: str, start: int, end: int) -> str | None:
@@ -506,6 +526,7 @@ def _check_given(
     by_path: dict[str, Leaf],
     containers: dict[str, Any],
     result: EvidenceResult,
+    hint: FieldHint,
 ) -> tuple[int, int] | None:
     value, path = leaf.value, leaf.path
     if given.kind == "absent":
@@ -546,13 +567,43 @@ def _check_given(
         return None
     if isinstance(value, bool):
         return place  # a boolean is read, not copied: the span shows where; the judge weighs it
+    if given.kind == "expands":
+        return place  # the curator states that the value is the quote's long (or short) form: the judge weighs it
+    if given.kind == "convert":
+        unit_to = given.unit_to or hint.unit
+        converted = conversion_supports(value, quote, given.unit_from, unit_to)
+        if converted:
+            return place
+        if converted is False:
+            result.fail(
+                "evidence_mismatch",
+                f"{_show(value)} is not {quote[:60]!r} converted to {unit_to}",
+                path,
+            )
+            return None
+        result.doubt("evidence_unverified", f"cannot convert {quote[:60]!r} to {unit_to or 'the field unit'}", path)
+        return place
     if value_matches_span(value, quote):
         return place
-    if matches_normalised(value, quote):
+    if matches_normalised(value, quote) or quote_supports(value, quote, hint):
         return place  # a normalisation quoted as a span: fine, it is the same place
     kind = "normalised form" if given.kind == "normalised" else "text"
-    result.fail("evidence_mismatch", f"{_show(value)} is not the {kind} of its evidence {quote[:80]!r}", path)
-    return None
+    if _contradicts(value, quote):
+        result.fail("evidence_mismatch", f"{_show(value)} is not the {kind} of its evidence {quote[:80]!r}", path)
+        return None
+    # Not provably wrong (a paraphrase, a reading the toolkit does not know): a person decides.
+    result.doubt("evidence_unverified", f"{_show(value)} is not a reading of its evidence {quote[:80]!r}", path)
+    return place
+
+
+def _contradicts(value: Any, quote: str) -> bool:
+    """A number whose quoted evidence states numbers, none of them this one (nor this one scaled, converted
+    or spelled): the curator's own evidence proves the value wrong."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        number = to_decimal(value) if isinstance(value, str) else None
+        if number is None:
+            return False
+    return bool(number_readings(quote))
 
 
 def _resolve_quote(given: Evidence, context: str, ctx: NormalizedContext) -> tuple[int, int] | str:
@@ -686,10 +737,17 @@ def _near(layout: Layout, offset: int, anchor: str) -> bool:
 
 
 def _locate(
-    leaf: Leaf, ctx: NormalizedContext, layout: Layout, anchors: dict[str, Leaf | None], result: EvidenceResult
+    leaf: Leaf,
+    ctx: NormalizedContext,
+    layout: Layout,
+    anchors: dict[str, Leaf | None],
+    result: EvidenceResult,
+    hint: FieldHint,
 ) -> tuple[int, int, str] | None:
-    """The best place of a value without evidence: near its object's anchor, under its own label."""
-    places = _occurrences(leaf.value, ctx)
+    """The best place of a value without evidence: near its object's anchor, under its own label. A value not
+    written as it is may be written another way (validation/readings.py: a unit conversion, a decimal comma,
+    a clock time, an abbreviation, ...)."""
+    places = _occurrences(leaf.value, ctx) or _other_readings(leaf.value, ctx.raw, hint)
     if not places:
         return None
     anchor = anchors.get(leaf.parent)

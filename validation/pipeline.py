@@ -14,6 +14,7 @@ from validation.cache import FailureCache, parsed_schema_key, schema_key
 from validation.canonical import canonical_ground_truth
 from validation.complexity import assess_complexity
 from validation.evidence import check_evidence
+from validation.field_hints import field_hints
 from validation.ground_truth import check_ground_truth
 from validation.limits import check_ground_truth_nesting, check_nesting, check_schema_nesting
 from validation.pydantic_check import check_pydantic
@@ -84,7 +85,8 @@ def check_record(record: Record, *, parsed_from_json: bool = False) -> RecordVal
         given = getattr(record.output, "evidence", None) or {}
         # Stored `auto` evidence is the toolkit's own guess from an earlier run: located afresh.
         given = {path: e for path, e in given.items() if isinstance(e, Evidence) and not e.auto}
-        checked = check_evidence(ground_truth, context, given)
+        hints = field_hints(ground_truth, schema) if isinstance(schema, dict) and not schema_too_big else None
+        checked = check_evidence(ground_truth, context, given, hints)
         absent = {path for path, e in given.items() if e.kind == "absent"}
         # An empty list the curator marked `absent` is the right answer (a page with no footnotes).
         failures = [f for f in failures if not (f.code == "empty_array" and f.path in absent)]

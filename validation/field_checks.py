@@ -1,0 +1,445 @@
+"""Does each value belong to its field? Checks that read a value's place in the context against what its field
+says it is. None of them can be sure, so each raises a doubt (a `GroundingIssue`) that the gate turns into a
+flag for a person, never a rejection:
+
+* `unit_mismatch`: the field names a unit (`height_cm`, "length in km") and the value is the number written
+  beside another unit of the same dimension, unconverted ("1.2 metres" given as 1.2 cm).
+* `number_from_other_phrase`: a count or measure whose number belongs to a name ("Euro Stoxx 50", "Route 66")
+  or counts something else ("FOUR EUROS" given as a number of items), or is an ordinal ("third album").
+* `boolean_against_text`: a boolean whose field's words stand in the context beside negation or outcome words
+  that say the opposite ("discontinued" for a `supported` true, "dropped" for an `adopted` true).
+* `absent_but_stated`: null or [] for a field whose words the context uses beside a value of the field's kind.
+* `duplicate_item`: a list with the same item twice (or nearly: the same words).
+* `copied_span`: a long passage, several lines or a table pasted as the value of a field that names one thing.
+* `speaker_mismatch`: a meeting's speaker field naming someone who is not the speaker of the utterances that
+  hold the record's related values.
+* `possible_swap`: two values of one kind, each standing by words that name the other's field.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any, Protocol
+
+from rapidfuzz import fuzz
+
+from validation.readings import FieldHint, close, field_words, parse_unit, quantity_mentions
+
+# Words a field name uses, and the words a text uses for the same thing. Small on purpose: the checks flag,
+# a person decides.
+_SAME_MEANING: dict[str, set[str]] = {
+    "birth": {"born", "birth", "b"}, "born": {"born", "birth"}, "death": {"died", "death", "dies", "d"},
+    "died": {"died", "death"}, "founded": {"founded", "established", "formed", "created"},
+    "established": {"founded", "established", "formed"}, "start": {"start", "started", "began", "begins", "from"},
+    "end": {"end", "ended", "until", "to", "ends"}, "first": {"first", "earliest", "opening"},
+    "last": {"last", "final", "latest", "closing"}, "opened": {"opened", "opening", "open"},
+    "closed": {"closed", "closing", "close"}, "population": {"population", "inhabitants", "residents"},
+    "release": {"released", "release"}, "released": {"released", "release"},
+    "writer": {"written", "writer", "wrote", "author"}, "author": {"written", "writer", "wrote", "author"},
+    "singer": {"sung", "singer", "sang", "vocals", "performed"}, "director": {"directed", "director"},
+    "father": {"father", "dad"}, "son": {"son"}, "mother": {"mother"}, "daughter": {"daughter"},
+    "proposer": {"proposed", "suggested", "suggest", "propose"}, "proposed": {"proposed", "suggested", "suggest"},
+    "objector": {"objected", "against", "disagreed", "but"}, "height": {"tall", "high", "height"},
+    "width": {"wide", "width"}, "length": {"long", "length"}, "depth": {"deep", "depth"},
+    "price": {"price", "cost", "costs", "sell", "priced"}, "cost": {"cost", "costs", "price"},
+    "deadline": {"by", "until", "deadline", "due", "before"}, "capacity": {"capacity", "seats", "seated", "holds"},
+}  # fmt: skip
+_GENERIC = {
+    "name", "value", "the", "of", "in", "number", "num", "count", "total", "year", "date", "type", "id", "is", "was",
+    "has", "a", "an", "and", "or", "to", "for", "at", "on", "by", "as", "be", "with", "answer", "field", "text",
+}  # fmt: skip
+_NEGATIONS = re.compile(
+    r"\b(?:not|no|never|nor|n't|without|discontinued|dropped|abandoned|rejected|scrapped|cancell?ed|removed|"
+    r"ruled out|decided against|no longer|anymore|any more|too expensive|won't|can't|cannot|isn't|wasn't|"
+    r"aren't|doesn't|didn't|don't|refused|declined|failed|lost|withdrawn|ended|ceased|defunct|deprecated|former|"
+    r"formerly|previously|retired|once|ex|used to|instead)\b",
+    re.IGNORECASE,
+)
+_AFFIRMATIONS = re.compile(
+    r"\b(?:agreed|adopted|approved|accepted|decided|chosen|chose|went with|kept|included|supports?|supported|"
+    r"won|passed|confirmed|yes|yeah|definitely|still)\b",
+    re.IGNORECASE,
+)
+_FREE_TEXT_WORDS = {
+    "description", "summary", "text", "quote", "transcript", "content", "explanation", "reason", "notes", "note",
+    "paragraph", "body", "excerpt", "passage", "statement", "comment", "details", "context", "task", "sentence",
+    "utterance", "remark", "said", "says", "wording", "quotation", "abstract", "caption",
+}  # fmt: skip
+_SPEAKER_WORDS = {"speaker", "who", "by", "owner", "proposer", "proposed", "objector", "person", "participant", "said"}
+_MONTHS = {
+    "january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november",
+    "december", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec",
+}  # fmt: skip
+_ORDINAL = re.compile(
+    r"\b(?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|\d+(?:st|nd|rd|th))\b", re.IGNORECASE
+)
+_WORDS = re.compile(r"[A-Za-z][A-Za-z']+")
+MAX_COPY_WORDS = 40  # a value of a field that names one thing is shorter than this
+
+
+class LeafLike(Protocol):
+    path: str
+    value: Any
+    parent: str
+    key: str | None
+
+
+class LayoutLike(Protocol):
+    text: str
+    is_transcript: bool
+
+    def line(self, offset: int) -> tuple[int, int]: ...
+    def sentence(self, offset: int) -> str: ...
+
+
+Doubt = Callable[[str, str, str], None]  # (code, message, path)
+
+
+def expand(words: set[str]) -> set[str]:
+    """A field's words with the words a text uses for them, and simple stems."""
+    found = set()
+    for word in words:
+        if word in _GENERIC or len(word) < 2:
+            continue
+        found.add(word)
+        found |= _SAME_MEANING.get(word, set())
+        if len(word) > 4:
+            found.add(word.rstrip("s"))
+            for suffix in ("ing", "ed", "er", "ion", "s"):
+                if word.endswith(suffix) and len(word) - len(suffix) >= 4:
+                    found.add(word[: -len(suffix)])
+    return found
+
+
+def _window_words(text: str, start: int, end: int, before: int = 48, after: int = 32) -> set[str]:
+    """The lower-cased words just around a place (same line only)."""
+    line_start = text.rfind("\n", 0, start) + 1
+    line_end = text.find("\n", end)
+    line_end = len(text) if line_end < 0 else line_end
+    window = text[max(line_start, start - before) : start] + " " + text[end : min(line_end, end + after)]
+    return {w.lower().strip("'") for w in _WORDS.findall(window)}
+
+
+def _affinity(words: set[str], field: set[str]) -> int:
+    return sum(1 for w in words if w in field or any(len(f) >= 5 and w.startswith(f) for f in field))
+
+
+def check_field_ties(
+    leaves: list[Any],
+    spans: dict[str, tuple[int, int]],
+    layout: Any,
+    hints: dict[str, FieldHint],
+    ground_truth: Any,
+    containers: dict[str, Any],
+    speakers: frozenset[str],
+    doubt: Doubt,
+) -> None:
+    text = layout.text
+    for leaf in leaves:
+        hint = hints.get(leaf.path) or FieldHint(leaf.key or "")
+        place = spans.get(leaf.path)
+        value = leaf.value
+        if place is not None and isinstance(value, int | float) and not isinstance(value, bool):
+            _check_unit(leaf, hint, text, place, doubt)
+            _check_number_phrase(leaf, hint, text, place, doubt)
+        if isinstance(value, bool):
+            _check_boolean(leaf, hint, layout, spans, doubt)
+        if value is None or value == []:
+            _check_absent(leaf, hint, layout, doubt)
+        if isinstance(value, str):
+            _check_copy(leaf, hint, text, doubt)
+            if speakers and value.strip() in speakers:
+                _check_speaker(leaf, hint, layout, spans, leaves, doubt)
+    _check_duplicates(containers, doubt)
+    _check_swaps(leaves, spans, text, hints, doubt)
+    _check_other_phrase(leaves, spans, layout, hints, doubt)
+
+
+def _check_unit(leaf: LeafLike, hint: FieldHint, text: str, place: tuple[int, int], doubt: Doubt) -> None:
+    if not hint.unit:
+        return
+    field_unit = parse_unit(hint.unit) or None
+    for start, end, magnitude, unit in quantity_mentions(text):
+        if start <= place[0] < end:
+            if field_unit is None or str(field_unit) == unit or not close(magnitude, leaf.value):
+                return  # in the field's unit, or converted
+            written = parse_unit(unit)
+            if written is not None and written.dimensionality == field_unit.dimensionality:
+                doubt(
+                    "unit_mismatch",
+                    f"{leaf.value!r} is written {text[start:end]!r} in {unit}, but the field is in {hint.unit}: "
+                    "convert it (evidence `convert`) or correct the field's unit",
+                    leaf.path,
+                )
+            return
+
+
+def _check_number_phrase(leaf: LeafLike, hint: FieldHint, text: str, place: tuple[int, int], doubt: Doubt) -> None:
+    start, end = place
+    before = text[max(0, start - 40) : start]
+    after = text[end : end + 24]
+    words_before = _WORDS.findall(before)
+    previous = words_before[-1] if words_before else ""
+    glued = before[len(before.rstrip()) :] in (" ", "") and before.rstrip()[-1:].isalpha()
+    if (
+        previous[:1].isupper()
+        and glued
+        and previous.lower() not in _MONTHS
+        and previous.lower() not in {"the", "a", "in", "of", "on", "at", "by", "and"}
+        and not re.search(r"[.!?:;,]\s*$", before)
+        and not text[start:end].isupper()
+        and len(text[start:end]) <= 3
+    ):
+        doubt(
+            "number_from_other_phrase",
+            f"{leaf.value!r} is part of the name {previous + ' ' + text[start:end]!r}, not a {leaf.key or 'value'}",
+            leaf.path,
+        )
+        return
+    if hint.is_count and not hint.currency:
+        following = [w.lower() for w in _WORDS.findall(after)][:2]
+        money = {"euro", "euros", "pound", "pounds", "dollar", "dollars", "cents", "pence", "quid", "percent"}
+        if following and following[0] in money:
+            doubt(
+                "number_from_other_phrase",
+                f"{leaf.value!r} counts {following[0]} ({text[start : end + 12].strip()!r}), not what "
+                f"{leaf.key!r} counts",
+                leaf.path,
+            )
+            return
+        if _ORDINAL.fullmatch(text[start:end].strip()) or re.match(r"(?:st|nd|rd|th)\b", after):
+            doubt("number_from_other_phrase", f"{text[start:end]!r} is an ordinal, not a count", leaf.path)
+
+
+def _field_places(words: set[str], text: str) -> list[int]:
+    """Offsets where the field's distinctive words stand in the text."""
+    places = []
+    for word in sorted(words, key=len, reverse=True):
+        if len(word) < 4 or word in _GENERIC:
+            continue
+        for match in re.finditer(rf"\b{re.escape(word)}", text, re.IGNORECASE):
+            places.append(match.start())
+            if len(places) >= 8:
+                return places
+    return places
+
+
+def _check_boolean(
+    leaf: LeafLike, hint: FieldHint, layout: LayoutLike, spans: dict[str, tuple[int, int]], doubt: Doubt
+) -> None:
+    place = spans.get(leaf.path)
+    words = {w for w in field_words(hint.key) if w not in {"is", "has", "was", "were", "are", "does", "did"}}
+    offsets = [place[0]] if place is not None else _field_places(words, layout.text)
+    if not offsets:
+        return
+    sentences = [_clause(layout, offset) for offset in offsets[:4]]
+    negated = [s for s in sentences if _NEGATIONS.search(s)]
+    affirmed = [s for s in sentences if _AFFIRMATIONS.search(s) and not _NEGATIONS.search(s)]
+    if leaf.value is True and negated and not affirmed:
+        doubt(
+            "boolean_against_text",
+            f"true, but the text says {_NEGATIONS.search(negated[0]).group()!r} there: {negated[0].strip()[:90]!r}",  # type: ignore[union-attr]
+            leaf.path,
+        )
+    elif leaf.value is False and affirmed and not negated:
+        doubt(
+            "boolean_against_text",
+            f"false, but the text says {_AFFIRMATIONS.search(affirmed[0]).group()!r} there: "  # type: ignore[union-attr]
+            f"{affirmed[0].strip()[:90]!r}",
+            leaf.path,
+        )
+
+
+def _clause(layout: LayoutLike, offset: int) -> str:
+    if layout.is_transcript:
+        start, end = layout.line(offset)
+        return layout.text[start:end]
+    return layout.sentence(offset)
+
+
+def _check_absent(leaf: LeafLike, hint: FieldHint, layout: LayoutLike, doubt: Doubt) -> None:
+    words = {w for w in field_words(hint.key) if len(w) >= 5 and w not in _GENERIC}
+    if not words:
+        return
+    for offset in _field_places(words, layout.text)[:4]:
+        clause = _clause(layout, offset)
+        if hint.unit or hint.currency is not None or hint.is_count:
+            stated = re.search(r"\d", clause)
+        elif hint.is_time or "deadline" in words or "date" in field_words(hint.key):
+            stated = re.search(r"\d|\b(?:monday|tuesday|wednesday|thursday|friday|tomorrow|tonight|next week)\b",
+                               clause, re.IGNORECASE)  # fmt: skip
+        else:
+            stated = None
+        if stated:
+            doubt(
+                "absent_but_stated",
+                f"given as not stated, but the text speaks of {leaf.key!r} here: {clause.strip()[:90]!r}",
+                leaf.path,
+            )
+            return
+
+
+def _check_copy(leaf: LeafLike, hint: FieldHint, text: str, doubt: Doubt) -> None:
+    value = leaf.value.strip()
+    words = value.split()
+    if hint.words & _FREE_TEXT_WORDS:
+        return
+    several_lines = value.count("\n") >= 2 or value.count("|") >= 4
+    if len(words) > MAX_COPY_WORDS or several_lines:
+        doubt(
+            "copied_span",
+            f"a passage of {len(words)} words{' over several lines' if several_lines else ''} pasted as the value "
+            f"of {leaf.key!r}, a field that names one thing",
+            leaf.path,
+        )
+
+
+def _speaker_of(layout: LayoutLike, offset: int) -> str | None:
+    start, end = layout.line(offset)
+    match = re.match(r"\[[\d:]+\] ([^:\n]{1,64}): ", _original_line(layout, start, end))
+    return match.group(1) if match else None
+
+
+def _original_line(layout: Any, start: int, end: int) -> str:
+    original = getattr(layout, "original", None) or layout.text
+    return original[start:end]
+
+
+def _check_speaker(
+    leaf: LeafLike,
+    hint: FieldHint,
+    layout: LayoutLike,
+    spans: dict[str, tuple[int, int]],
+    leaves: list[Any],
+    doubt: Doubt,
+) -> None:
+    key_words = field_words(hint.key, hint.description)
+    if not key_words & _SPEAKER_WORDS and not any(w.endswith(("er", "or")) for w in field_words(hint.key)):
+        return
+    related = [
+        spans[other.path]
+        for other in leaves
+        if other.parent == leaf.parent and other.path != leaf.path and other.path in spans
+        and isinstance(other.value, str) and other.value.strip() not in (leaf.value,)
+    ]  # fmt: skip
+    if not related:
+        return
+    speaker = leaf.value.strip()
+    nearby: set[str] = set()
+    for start, _ in related:
+        line_start, _ = layout.line(start)
+        for offset in (line_start, max(0, line_start - 1), layout.line(start)[1] + 1):
+            who = _speaker_of(layout, min(offset, max(0, len(layout.text) - 1)))
+            if who:
+                nearby.add(who)
+    if nearby and speaker not in nearby:
+        doubt(
+            "speaker_mismatch",
+            f"{speaker} is not the speaker of the utterances that hold this item's values "
+            f"({', '.join(sorted(nearby))})",
+            leaf.path,
+        )
+
+
+def _check_duplicates(containers: dict[str, Any], doubt: Doubt) -> None:
+    for path, value in containers.items():
+        if not isinstance(value, list) or len(value) < 2:
+            continue
+        seen: list[str] = []
+        for position, item in enumerate(value):
+            text = " ".join(str(item).lower().split()) if not isinstance(item, dict) else _item_text(item)
+            if not text:
+                continue
+            for earlier in seen:
+                if text == earlier or (len(text) >= 12 and fuzz.ratio(text, earlier) >= 92):
+                    doubt(
+                        "duplicate_item", f"item {position} repeats an earlier item of the list", f"{path}[{position}]"
+                    )
+                    break
+            seen.append(text)
+
+
+def _item_text(item: dict[str, Any]) -> str:
+    return " | ".join(" ".join(str(v).lower().split()) for _, v in sorted(item.items()) if v not in (None, "", []))
+
+
+_NUMBER_IN_TEXT = re.compile(r"(?<![\w.])\d{1,3}(?:,\d{3})+(?:\.\d+)?|(?<![\w.])\d+(?:\.\d+)?")
+
+
+def _check_other_phrase(
+    leaves: list[Any], spans: dict[str, tuple[int, int]], layout: LayoutLike, hints: dict[str, FieldHint], doubt: Doubt
+) -> None:
+    """A number or year standing by none of its field's words, in a clause where another number of its kind
+    stands by them: "formed in 2013 and debuted in 2014" given as a formation year 2014; "4,000 in all with
+    3,677 seated" given as seated 4,000."""
+    text = layout.text
+    for leaf in leaves:
+        place = spans.get(leaf.path)
+        if place is None or not leaf.key or _shape(leaf.value) not in ("year", "number"):
+            continue
+        hint = hints.get(leaf.path) or FieldHint(leaf.key)
+        own = expand(field_words(leaf.key)) - _GENERIC - {"year", "date", "number", "count"}
+        if not own:
+            continue
+        if _affinity(_window_words(text, *place, before=32, after=20), own):
+            continue
+        line_start, line_end = layout.line(place[0])
+        shape = _shape(leaf.value)
+        for match in _NUMBER_IN_TEXT.finditer(text, line_start, line_end):
+            if match.start() == place[0] or abs(match.start() - place[0]) > 160:
+                continue
+            other = match.group().replace(",", "")
+            other_value: Any = int(float(other)) if "." not in other else float(other)
+            if _shape(other_value) != shape:
+                continue
+            if _affinity(_window_words(text, match.start(), match.end(), before=32, after=20), own):
+                doubt(
+                    "value_from_other_phrase",
+                    f"{leaf.value!r} stands by none of the words of {hint.key!r}; {match.group()!r} nearby does",
+                    leaf.path,
+                )
+                break
+
+
+def _shape(value: Any) -> str:
+    """What kind of thing a value is, for comparing two fields: a year, another number, a date, a clock time, a
+    name, a phrase."""
+    if isinstance(value, int | float):
+        return "year" if isinstance(value, int) and 1000 <= value <= 2100 else "number"
+    text = str(value).strip()
+    if re.fullmatch(r"\d{4}(-\d{2}(-\d{2})?)?", text):
+        return "year" if len(text) == 4 else "date"
+    if re.fullmatch(r"\d{1,2}[:.]\d{2}(\s*[ap]\.?m\.?)?", text, re.IGNORECASE):
+        return "time"
+    words = text.split()
+    if words and all(w[:1].isupper() for w in words if len(w) > 3):
+        return "name"
+    return "phrase"
+
+
+def _check_swaps(
+    leaves: list[Any], spans: dict[str, tuple[int, int]], text: str, hints: dict[str, FieldHint], doubt: Doubt
+) -> None:
+    """Two siblings of one kind, each standing by the words of the other's field and not of its own."""
+    by_parent: dict[str, list[Any]] = {}
+    for leaf in leaves:
+        if leaf.key and leaf.path in spans and not isinstance(leaf.value, bool) and leaf.value is not None:
+            by_parent.setdefault(leaf.parent, []).append(leaf)
+    for siblings in by_parent.values():
+        for i, first in enumerate(siblings):
+            for second in siblings[i + 1 :]:
+                if _shape(first.value) != _shape(second.value) or first.value == second.value:
+                    continue
+                own_a = expand(field_words(first.key)) - expand(field_words(second.key))
+                own_b = expand(field_words(second.key)) - expand(field_words(first.key))
+                if not own_a or not own_b:
+                    continue
+                around_a = _window_words(text, *spans[first.path])
+                around_b = _window_words(text, *spans[second.path])
+                if _affinity(around_a, own_b) > _affinity(around_a, own_a) and _affinity(around_b, own_a) > _affinity(
+                    around_b, own_b
+                ):
+                    message = f"{first.key!r} and {second.key!r} may be swapped: each value stands by the other's words"
+                    doubt("possible_swap", message, first.path)
+                    doubt("possible_swap", message, second.path)

@@ -1,0 +1,727 @@
+"""Other ways a correct value is written in a text: the readings the toolkit recognises before it doubts a value.
+
+A curator writes 804.7 in a `distance_km` field for "500 miles", 5.2 for "5,2 billion", "09:30" for "9:30 AM" or
+"half past nine", 12.5 for "twelve euros fifty", 0.5 for "half", 1 for "monotypic", "1990s" for "the 90s",
+"Reunion" for "Réunion", "Football Bowl Subdivision" for "FBS" and "EUR" for "euros". Each reading is found
+with a maintained library where one exists: `pint` converts units, `text2num` reads spelled-out numbers inside
+phrases, `babel` knows currency names, symbols and codes, `unidecode` drops diacritics. These readings are
+tried only after the verbatim search failed, so the common case pays nothing for them.
+
+`FieldHint` is what a field says about its value (its key, description and schema type): the unit a number is
+in, whether it is money, a count, a time of day.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+from functools import lru_cache
+from typing import Any
+
+from unidecode import unidecode
+
+Place = tuple[int, int, str]  # (start, end, how)
+
+# ---- what a field says about its value --------------------------------------------------------------------
+
+# Unit words a field name or description may carry, as pint reads them. Only these: pint also reads "in"
+# (inch), "a" (year) and "at" as units, which field names are full of.
+_UNIT_WORDS = {
+    "mm": "millimeter", "cm": "centimeter", "m": "meter", "km": "kilometer", "metre": "meter", "metres": "meter",
+    "meter": "meter", "meters": "meter", "centimetres": "centimeter", "centimeters": "centimeter",
+    "centimetre": "centimeter", "millimetres": "millimeter", "kilometre": "kilometer", "kilometres": "kilometer",
+    "kilometer": "kilometer", "kilometers": "kilometer", "mile": "mile", "miles": "mile", "mi": "mile",
+    "ft": "foot", "foot": "foot", "feet": "foot", "inch": "inch", "inches": "inch", "yard": "yard", "yards": "yard",
+    "km/h": "kilometer_per_hour", "m/s": "meter_per_second", "ft/s": "foot_per_second", "mi/h": "mile_per_hour",
+    "kg": "kilogram", "kilogram": "kilogram", "kilograms": "kilogram", "kilos": "kilogram", "g": "gram",
+    "gram": "gram", "grams": "gram", "lb": "pound", "lbs": "pound", "oz": "ounce", "tonne": "metric_ton",
+    "tonnes": "metric_ton", "ton": "metric_ton", "tons": "metric_ton", "l": "liter", "litre": "liter",
+    "litres": "liter", "liter": "liter", "liters": "liter", "ml": "milliliter", "gallon": "gallon",
+    "gallons": "gallon", "mph": "mile_per_hour", "kmh": "kilometer_per_hour", "kph": "kilometer_per_hour",
+    "knots": "knot", "acre": "acre", "acres": "acre", "hectare": "hectare", "hectares": "hectare", "ha": "hectare",
+    "km2": "kilometer**2", "sqkm": "kilometer**2", "sqmi": "mile**2", "celsius": "degree_Celsius",
+    "fahrenheit": "degree_Fahrenheit", "seconds": "second", "second": "second", "minutes": "minute",
+    "minute": "minute", "mins": "minute", "hours": "hour", "hour": "hour", "hrs": "hour", "days": "day",
+    "day": "day", "weeks": "week", "week": "week", "months": "month", "years": "year", "year": "year",
+    "kw": "kilowatt", "mw": "megawatt", "kwh": "kilowatt_hour", "w": "watt", "watts": "watt", "volts": "volt",
+    "v": "volt", "mah": "milliampere_hour", "gb": "gigabyte", "mb": "megabyte",
+}  # fmt: skip
+# Words of a field that name a point in time rather than a duration: "year" in `birth_year` is no unit.
+_NOT_DURATION = {"birth", "born", "death", "died", "founded", "start", "end", "release", "released", "date", "when"}
+_MONEY_WORDS = {"price", "cost", "fare", "fee", "amount", "budget", "salary", "revenue", "money", "paid", "pay"}
+_COUNT_WORDS = {"count", "number", "num", "how", "many", "total", "n"}
+_TIME_WORDS = {
+    "time",
+    "times",
+    "clock",
+    "hour",
+    "starts",
+    "start",
+    "begins",
+    "departure",
+    "arrival",
+    "sailing",
+    "opens",
+}
+
+
+@dataclass(frozen=True)
+class FieldHint:
+    key: str = ""
+    description: str = ""
+    unit: str | None = None  # pint unit name the value is in
+    currency: str | None = None  # ISO code the value is in
+    is_count: bool = False
+    is_time: bool = False
+
+    @property
+    def words(self) -> set[str]:
+        return field_words(self.key, self.description)
+
+
+def field_words(key: str, description: str = "") -> set[str]:
+    text = re.sub(r"([a-z])([A-Z])", r"\1 \2", f"{key} {description}")
+    return {w for w in re.split(r"[^a-z0-9]+", text.lower()) if w}
+
+
+@lru_cache(maxsize=4096)
+def field_hint(key: str, description: str = "", types: frozenset[str] = frozenset()) -> FieldHint:
+    """What a field's key and description say about its value's unit, currency, count or clock time."""
+    key_words = field_words(key)
+    words = field_words(key, description)
+    unit = _compound_unit(key)
+    # A unit in the key wins over one in the description ("height_cm": "height of the tower").
+    for source in (key_words, words):
+        if unit:
+            break
+        for word in sorted(source, key=lambda w: -len(w)):
+            if word in _UNIT_WORDS and not (word in ("year", "years", "day", "days") and words & _NOT_DURATION):
+                if word == "m" and "m" not in key.lower().split("_"):
+                    continue
+                unit = _UNIT_WORDS[word]
+                break
+        if unit:
+            break
+    if unit is None and key.lower().split("_")[-1:] == ["s"] and len(key.split("_")) > 1:
+        unit = "second"  # `duration_s`
+    currency = _currency_in(words)
+    if currency is not None and unit == "pound":
+        unit = None  # "price in pounds": money, not mass
+    if currency is None and words & _MONEY_WORDS:
+        currency = ""  # money in an unnamed currency
+    is_count = bool(key_words & {"count", "num", "number", "total"} or key.startswith("n_")) or "how many" in (
+        description.lower()
+    )
+    is_time = bool(key_words & _TIME_WORDS) and not is_count and (not types or "string" in types)
+    return FieldHint(key, description, unit, currency, is_count, is_time)
+
+
+def _compound_unit(key: str) -> str | None:
+    """A unit written over two tokens of a key: `speed_m_s` (m/s), `speed_km_h`, `velocity_ft_s`."""
+    tokens = [t for t in re.split(r"[^a-z0-9]+", key.lower()) if t]
+    for first, second in zip(tokens, tokens[1:], strict=False):
+        name = _UNIT_WORDS.get(f"{first}/{second}")
+        if name:
+            return name
+    return None
+
+
+# ---- numbers --------------------------------------------------------------------------------------------
+
+_SCALES = {"thousand": 10**3, "million": 10**6, "billion": 10**9, "trillion": 10**12, "bn": 10**9, "m": 10**6,
+           "k": 10**3, "mn": 10**6}  # fmt: skip
+_DECIMAL_COMMA = re.compile(r"(?<![\d.,])(\d{1,3}(?:\.\d{3})*|\d+),(\d{1,2}|\d{4,})(?![\d,])")
+_PLAIN_NUMBER = re.compile(r"(?<![\w.])[-−–]?\d+(?:[.,]\d+)*")
+_SCALED = re.compile(r"(?<![\w.])(\d+(?:[.,]\d+)?)\s*(thousand|million|billion|trillion|bn|mn|m|k)\b", re.IGNORECASE)
+# Words that are a number in a phrase, where no digit is written. text2num reads the spelled-out ones.
+_NUMBER_LEXICON = {
+    "half": Decimal("0.5"), "a half": Decimal("0.5"), "one half": Decimal("0.5"), "a quarter": Decimal("0.25"),
+    "three quarters": Decimal("0.75"), "a third": Decimal(1) / 3, "dozen": Decimal(12), "a dozen": Decimal(12),
+    "monotypic": Decimal(1), "sole": Decimal(1), "only": Decimal(1), "single": Decimal(1), "lone": Decimal(1),
+    "unique": Decimal(1), "both": Decimal(2), "pair": Decimal(2), "twice": Decimal(2), "couple": Decimal(2),
+    "twins": Decimal(2), "double": Decimal(2), "triple": Decimal(3), "thrice": Decimal(3), "none": Decimal(0),
+    "no": Decimal(0), "zero": Decimal(0), "nil": Decimal(0),
+}  # fmt: skip
+_LEXICON = re.compile(r"\b(" + "|".join(sorted(map(re.escape, _NUMBER_LEXICON), key=len, reverse=True)) + r")\b", re.I)
+_SPELLED_WORDS = (
+    "zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|"
+    "seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|million"
+)
+_SPELLED_RUN = re.compile(rf"\b(?:(?:{_SPELLED_WORDS})(?:[\s-]+(?:and[\s-]+)?)?)+\b", re.IGNORECASE)
+_MONEY_UNITS = r"euros?|pounds?|dollars?|quid|bucks|francs?|marks?|yen|rupees?|pesos?|krona|kronor|kroner"
+_MONEY_WORDS_RE = re.compile(
+    rf"\b(?P<main>[\w-]+(?:[\s-]+[\w-]+){{0,3}}?)\s+(?P<unit>{_MONEY_UNITS})(?:\s+(?:and\s+)?(?P<minor>[\w-]+(?:[\s-]+[\w-]+)?))?",
+    re.IGNORECASE,
+)
+
+
+def to_decimal(value: Any) -> Decimal | None:
+    if isinstance(value, bool) or value is None:
+        return None
+    try:
+        if isinstance(value, int):
+            return Decimal(value)
+        if isinstance(value, float):
+            return Decimal(repr(value))
+        if isinstance(value, str):
+            text = value.strip().replace(",", "").replace("−", "-").replace("–", "-")
+            return Decimal(text) if re.fullmatch(r"-?\d+(\.\d+)?", text) else None
+    except InvalidOperation:
+        return None
+    return None
+
+
+def close(a: Decimal | float, b: Decimal | float, *, rounding: Decimal | None = None) -> bool:
+    """Equal, or equal after rounding to the curator's precision (804.7 for 804.672), or within 0.5%."""
+    x, y = Decimal(str(a)), Decimal(str(b))
+    if abs(x - y) <= Decimal("1e-9") * max(Decimal(1), abs(x)):
+        return True
+    if rounding is not None and abs(x - y) <= rounding / 2 + Decimal("1e-12"):
+        return True
+    return abs(x - y) <= Decimal("0.005") * max(abs(x), abs(y)) and abs(x - y) < max(abs(x), abs(y))
+
+
+def precision_of(value: Decimal) -> Decimal:
+    """The rounding step of a value as written: 804.7 -> 0.1, 805 -> 1."""
+    exponent = value.normalize().as_tuple().exponent
+    return Decimal(1).scaleb(exponent) if isinstance(exponent, int) and exponent < 0 else Decimal(1)
+
+
+def spelled_number(words: str) -> Decimal | None:
+    """A number spelled out in words ("twelve", "three hundred and five"), read by text2num."""
+    from text_to_num import text2num
+
+    cleaned = " ".join(re.split(r"[\s-]+", words.strip().lower().replace(" and ", " ")))
+    if not cleaned:
+        return None
+    try:
+        return Decimal(text2num(cleaned, "en"))
+    except (ValueError, IndexError):
+        return None
+
+
+def _number_token(text: str) -> Decimal | None:
+    text = text.replace("−", "-").replace("–", "-")
+    try:
+        return Decimal(text.replace(",", ""))
+    except InvalidOperation:
+        return None
+
+
+@lru_cache(maxsize=64)
+def number_mentions(text: str) -> tuple[tuple[int, int, Decimal, str], ...]:
+    """(start, end, value, how) of every number a text states in a way other than plain digits: decimal commas,
+    scale words, money in words, spelled-out numbers and number words."""
+    found: list[tuple[int, int, Decimal, str]] = []
+    for match in _DECIMAL_COMMA.finditer(text):
+        whole, fraction = match.group(1).replace(".", ""), match.group(2)
+        if len(fraction) <= 2:
+            value = _number_token(f"{whole}.{fraction}")
+            if value is not None:
+                found.append((match.start(), match.end(), value, "decimal comma"))
+                scale = re.match(r"\s*(thousand|million|billion|bn|mn)\b", text[match.end() : match.end() + 12], re.I)
+                if scale:
+                    found.append((match.start(), match.end() + scale.end(), value * _SCALES[scale.group(1).lower()],
+                                  "decimal comma"))  # fmt: skip
+    for match in _SCALED.finditer(text):
+        value = _number_token(match.group(1).replace(",", "."))
+        if value is not None:
+            found.append((match.start(), match.end(), value * _SCALES[match.group(2).lower()], "scale word"))
+    for match in _SPELLED_RUN.finditer(text):
+        value = spelled_number(match.group().strip())
+        if value is not None:
+            found.append((match.start(), match.end(), value, "spelled out"))
+    for match in _MONEY_WORDS_RE.finditer(text):
+        main = _amount(match.group("main"))
+        if main is None:
+            continue
+        minor = _amount(match.group("minor") or "")
+        if minor is not None and minor < 100:
+            found.append((match.start(), match.end(), main + minor / 100, "money in words"))
+    for match in _LEXICON.finditer(text):
+        found.append((match.start(), match.end(), _NUMBER_LEXICON[match.group().lower()], "number word"))
+    for match in _SPACED_THOUSANDS.finditer(text):
+        value = _number_token(re.sub(r"[\s\u00a0\u2009\u202f]", "", match.group()))
+        if value is not None:
+            found.append((match.start(), match.end(), value, "spaced thousands"))
+    for match in _ORDINAL_WORD.finditer(text):
+        word = match.group().lower()
+        value = Decimal(_ORDINALS[word]) if word in _ORDINALS else _number_token(word[:-2])
+        if value is not None:
+            found.append((match.start(), match.end(), value, "ordinal"))
+    found += _digitised_lines(text)
+    return tuple(found)
+
+
+_SPACED_THOUSANDS = re.compile(r"(?<![\d.,])\d{1,3}(?:[ \u00a0\u2009\u202f]\d{3})+(?:\.\d+)?(?![\d])")
+_ORDINALS = {
+    "first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7, "eighth": 8, "ninth": 9,
+    "tenth": 10, "eleventh": 11, "twelfth": 12,
+}  # fmt: skip
+_ORDINAL_WORD = re.compile(r"\b(?:" + "|".join(_ORDINALS) + r"|\d+(?:st|nd|rd|th))\b", re.IGNORECASE)
+_HAS_NUMBER_WORD = re.compile(rf"\b(?:{_SPELLED_WORDS})\b", re.IGNORECASE)
+_PERCENT_AFTER = re.compile(r"\s*(?:%|percent|per cent)", re.IGNORECASE)
+
+
+def _digitised_lines(text: str) -> list[tuple[int, int, Decimal, str]]:
+    """Numbers of lines that spell numbers out, read after text2num wrote them as digits ("SIXTEEN POINT EIGHT"
+    -> 16.8, "SEVENTY PERCENT" -> 0.7, "TWELVE EUROS FIFTY" -> 12.5). Each is placed on its whole line: the
+    rewritten line's offsets are not the text's."""
+    from text_to_num import alpha2digit
+
+    found: list[tuple[int, int, Decimal, str]] = []
+    position = 0
+    for line in text.split("\n"):
+        start, end = position, position + len(line)
+        position = end + 1
+        if not _HAS_NUMBER_WORD.search(line):
+            continue
+        digits = alpha2digit(line.lower(), "en")
+        for match in _PLAIN_NUMBER.finditer(digits):
+            value = _number_token(match.group().replace(",", "."))
+            if value is None:
+                continue
+            found.append((start, end, value, "spelled out"))
+            if _PERCENT_AFTER.match(digits, match.end()):
+                found.append((start, end, value / 100, "spelled out"))
+        for match in re.finditer(rf"(\d+)\s+(?:{_MONEY_UNITS})\s+(?:and\s+)?(\d{{1,2}})\b", digits):
+            found.append((start, end, Decimal(match.group(1)) + Decimal(match.group(2)) / 100, "money in words"))
+        for match in re.finditer(r"(\d+) and a half", digits):
+            found.append((start, end, Decimal(match.group(1)) + Decimal("0.5"), "spelled out"))
+    return found
+
+
+def _amount(words: str) -> Decimal | None:
+    words = words.strip()
+    if not words:
+        return None
+    if re.fullmatch(r"\d+(?:[.,]\d+)?", words):
+        return _number_token(words.replace(",", "."))
+    tokens = words.split()
+    for start in range(len(tokens)):  # the longest spelled-out tail: "costs twelve" -> twelve
+        value = spelled_number(" ".join(tokens[start:]))
+        if value is not None:
+            return value
+    return None
+
+
+# ---- quantities with units (pint) ----------------------------------------------------------------------
+
+_QUANTITY = re.compile(
+    r"(?<![\w.])(?P<number>[-−–]?\d{1,3}(?:,\d{3})+(?:\.\d+)?|[-−–]?\d+(?:[.,]\d+)?)\s?-?\s?"
+    r"(?P<unit>(?:sq(?:uare)?\.?\s)?[a-zA-Z°/²]+(?:\s(?:per|an|a)\s[a-z]+)?)"
+)
+
+
+@lru_cache(maxsize=1)
+def _registry() -> Any:
+    import pint
+
+    return pint.UnitRegistry()
+
+
+@lru_cache(maxsize=512)
+def parse_unit(word: str) -> Any:
+    """The pint unit a unit word in a text names, or None ("miles" -> mile, "km/h" -> kilometer / hour)."""
+    cleaned = word.strip().lower().rstrip(".")
+    name = _UNIT_WORDS.get(cleaned) or _UNIT_WORDS.get(cleaned.replace(" ", ""))
+    if name is None:
+        return None
+    try:
+        return _registry().parse_units(name)
+    except Exception:  # pint raises several kinds for names it does not know
+        return None
+
+
+@lru_cache(maxsize=64)
+def quantity_mentions(text: str) -> tuple[tuple[int, int, Decimal, str], ...]:
+    """(start, end, magnitude, unit name) of the quantities written with a unit ("500 miles", "1.2 m")."""
+    found = []
+    for match in _QUANTITY.finditer(text):
+        unit_text = match.group("unit")
+        unit = None
+        words = unit_text.split()
+        for size in range(len(words), 0, -1):  # the longest unit phrase pint reads
+            unit = parse_unit(" ".join(words[:size]))
+            if unit is not None:
+                unit_text = " ".join(words[:size])
+                break
+        if unit is None:
+            continue
+        number = _number_token(match.group("number").replace(",", "") if "," in match.group("number")[-4:-3] else
+                               match.group("number").replace(",", "."))  # fmt: skip
+        if number is None:
+            continue
+        end = match.start("unit") + len(unit_text)
+        found.append((match.start(), end, number, str(unit)))
+    found += _digitised_quantities(text)
+    return tuple(found)
+
+
+def _digitised_quantities(text: str) -> list[tuple[int, int, Decimal, str]]:
+    """Quantities spelled out ("FIFTEEN MINUTES", "TEN CENTS"), placed on their whole line."""
+    from text_to_num import alpha2digit
+
+    found = []
+    position = 0
+    for line in text.split("\n"):
+        start, end = position, position + len(line)
+        position = end + 1
+        if not _HAS_NUMBER_WORD.search(line):
+            continue
+        digits = alpha2digit(line.lower(), "en")
+        if digits == line.lower():
+            continue
+        for match in _QUANTITY.finditer(digits):
+            words = match.group("unit").split()
+            unit = next((u for size in range(len(words), 0, -1) if (u := parse_unit(" ".join(words[:size])))), None)
+            number = _number_token(match.group("number").replace(",", "."))
+            if unit is not None and number is not None:
+                found.append((start, end, number, str(unit)))
+    return found
+
+
+def convert(magnitude: Decimal, unit_from: str, unit_to: str) -> Decimal | None:
+    """`magnitude unit_from` in `unit_to`, or None when the two are no units of one dimension."""
+    registry = _registry()
+    try:
+        source = registry.Quantity(float(magnitude), registry.parse_units(unit_from))
+        return Decimal(str(source.to(registry.parse_units(unit_to)).magnitude))
+    except Exception:  # DimensionalityError, UndefinedUnitError, ...
+        return None
+
+
+def unit_of_place(text: str, start: int, end: int) -> str | None:
+    """The unit written right after a number found at start-end ("1.2 metres" -> meter), if any."""
+    for q_start, q_end, _, unit in quantity_mentions(text):
+        if q_start <= start < q_end and end <= q_end + 1:
+            return unit
+    return None
+
+
+# ---- clock times, decades, dates ------------------------------------------------------------------------
+
+_CLOCK = re.compile(
+    r"\b(?P<h>\d{1,2})(?:[:.h](?P<m>\d{2}))?\s*(?P<ampm>[ap]\.?\s?m\b\.?|o'?clock|hrs|hours|h\b)?",
+    re.IGNORECASE,
+)
+_SPOKEN_CLOCK = re.compile(
+    r"\b(?:(?P<part>half|quarter|ten|five|twenty|twenty[- ]five)\s+(?P<rel>past|to|after)\s+)?"
+    rf"(?P<h>{_SPELLED_WORDS}|\d{{1,2}})(?:\s+(?P<m>{_SPELLED_WORDS}(?:[\s-](?:one|two|three|four|five|six|seven|eight|nine))?))?"
+    r"\s*(?P<when>o'?clock|in the morning|in the afternoon|in the evening|at night|a\.?m\.?|p\.?m\.?)",
+    re.IGNORECASE,
+)
+_AT_HOUR = re.compile(
+    rf"\b(?:at|by|until|till|from|before|after)\s+(?P<h>{_SPELLED_WORDS}|\d{{1,2}})\b(?![:.]\d)", re.IGNORECASE
+)
+_VALUE_CLOCK = re.compile(r"^\s*(\d{1,2})(?:[:.h](\d{2}))?\s*([ap]\.?m\.?)?\s*$", re.IGNORECASE)
+
+
+def clock_value(value: str) -> set[int] | None:
+    """Minutes after midnight a value names ("09:30" -> {570}; "9:30" without am/pm -> {570, 1290})."""
+    match = _VALUE_CLOCK.match(value)
+    if match is None or (match.group(2) is None and match.group(3) is None):
+        return None
+    return _minutes(int(match.group(1)), int(match.group(2) or 0), (match.group(3) or "").lower(), strict=True)
+
+
+def _minutes(hour: int, minute: int, marker: str, strict: bool = False) -> set[int] | None:
+    if not (0 <= hour <= 24 and 0 <= minute < 60):
+        return None
+    marker = marker.replace(".", "").replace(" ", "")
+    if marker.startswith("p") or marker in ("intheafternoon", "intheevening", "atnight"):
+        return {((hour % 12) + 12) * 60 + minute}
+    if marker.startswith("a") or marker == "inthemorning":
+        return {(hour % 12) * 60 + minute}
+    if hour > 12 or hour == 0 or (strict and marker == ""):
+        return {hour * 60 + minute} if strict or hour > 12 else {hour * 60 + minute, (hour + 12) % 24 * 60 + minute}
+    return {hour * 60 + minute, (hour + 12) % 24 * 60 + minute}
+
+
+def _hour_of(word: str) -> int | None:
+    if word.isdigit():
+        return int(word)
+    value = spelled_number(word)
+    return int(value) if value is not None and value == int(value) else None
+
+
+@lru_cache(maxsize=64)
+def clock_mentions(text: str) -> tuple[tuple[int, int, frozenset[int]], ...]:
+    """(start, end, minutes after midnight) of the times of day a text states, however written."""
+    found: list[tuple[int, int, frozenset[int]]] = []
+    for match in _CLOCK.finditer(text):
+        if match.group("m") is None and match.group("ampm") is None:
+            continue
+        minutes = _minutes(int(match.group("h")), int(match.group("m") or 0), (match.group("ampm") or "").lower())
+        if minutes:
+            found.append((match.start(), match.end(), frozenset(minutes)))
+    for match in _SPOKEN_CLOCK.finditer(text):
+        hour = _hour_of(match.group("h").lower())
+        if hour is None:
+            continue
+        minute = 0
+        if match.group("m"):
+            spoken = spelled_number(match.group("m"))
+            minute = int(spoken) if spoken is not None and spoken < 60 else 0
+        if match.group("part"):
+            part = {"half": 30, "quarter": 15, "ten": 10, "five": 5, "twenty": 20}.get(
+                match.group("part").lower().replace("-", " ").split()[0], 25
+            )
+            if match.group("part").lower().replace("-", " ") == "twenty five":
+                part = 25
+            if match.group("rel").lower() == "to":
+                hour, minute = hour - 1, 60 - part
+            else:
+                minute = part
+        minutes = _minutes(hour, minute, match.group("when").lower().replace("o'clock", "").replace("oclock", ""))
+        if minutes:
+            found.append((match.start(), match.end(), frozenset(minutes)))
+    for match in _AT_HOUR.finditer(text):
+        hour = _hour_of(match.group("h").lower())
+        if hour is not None and 1 <= hour <= 12:
+            found.append((match.start("h"), match.end("h"), frozenset(_minutes(hour, 0, "") or ())))
+    return tuple(found)
+
+
+_DECADE_VALUE = re.compile(r"^\s*(\d{2})(\d)0'?s\s*$")
+_DECADE_WORDS = {
+    "twenties": 2, "thirties": 3, "forties": 4, "fifties": 5, "sixties": 6, "seventies": 7, "eighties": 8,
+    "nineties": 9,
+}  # fmt: skip
+
+
+def decade_places(value: str, text: str) -> list[Place]:
+    """ "1990s" for "the 90s", "'90s", "nineties" or "1990s"."""
+    match = _DECADE_VALUE.match(value)
+    if match is None:
+        return []
+    century, decade = match.group(1), int(match.group(2))
+    patterns = [rf"\b{century}{decade}0'?s\b", rf"(?<![\d])['’]?{decade}0'?s\b"]
+    words = [w for w, d in _DECADE_WORDS.items() if d == decade]
+    patterns += [rf"\b{w}\b" for w in words]
+    places: list[Place] = []
+    for pattern in patterns:
+        places += [(m.start(), m.end(), "normalised") for m in re.finditer(pattern, text, re.IGNORECASE)]
+    return places
+
+
+# ---- strings: diacritics, abbreviations, currency codes ---------------------------------------------------
+
+
+def ascii_fold(text: str) -> str:
+    """Lower case without diacritics or punctuation ("Réunion" -> "reunion"), by unidecode."""
+    return " ".join(re.sub(r"[^a-z0-9]+", " ", unidecode(text).lower()).split())
+
+
+@lru_cache(maxsize=64)
+def _ascii_context(text: str) -> str:
+    return f" {ascii_fold(text)} "
+
+
+def _initials(phrase: str) -> str:
+    words = [w for w in re.split(r"[\s-]+", phrase) if w]
+    significant = [w for w in words if w[:1].isupper() or w[:1].isdigit()]
+    return "".join(w[0] for w in significant).upper() if len(significant) >= 2 else ""
+
+
+_CAPITALISED_RUN = re.compile(r"(?:[A-Z][\w'’&.-]*)(?:\s+(?:of|the|and|for|de|&)?\s*[A-Z][\w'’&.-]*)+")
+_ACRONYM = re.compile(r"\b[A-Z][A-Z0-9&]{1,9}\b")
+
+
+_CURRENCY_WORDS = {
+    "euro": "EUR", "euros": "EUR", "pound": "GBP", "pounds": "GBP", "quid": "GBP", "pence": "GBP", "dollar": "USD",
+    "dollars": "USD", "bucks": "USD", "yen": "JPY",
+}  # fmt: skip
+
+
+@lru_cache(maxsize=1)
+def _currency_names() -> dict[str, str]:
+    """Lower-cased currency names, plurals and symbols -> ISO code, from babel's English locale data."""
+    from babel import Locale
+
+    locale = Locale.parse("en")
+    names: dict[str, str] = {}
+    for code in ("EUR", "GBP", "USD", "JPY", "CHF", "CAD", "AUD", "SEK", "NOK", "DKK", "INR", "CNY", "RUB", "MXN"):
+        for count in (1, 2):
+            from babel.numbers import get_currency_name, get_currency_symbol
+
+            names[get_currency_name(code, count=count, locale=locale).lower()] = code
+            symbol = get_currency_symbol(code, locale=locale)
+            if not symbol.isalpha():
+                names[symbol] = code
+    for word, code in _CURRENCY_WORDS.items():
+        names.setdefault(word, code)
+    return names
+
+
+def _currency_in(words: set[str]) -> str | None:
+    names = _currency_names()
+    for word in words:
+        if word.upper() in set(names.values()):
+            return word.upper()
+        if word in names:
+            return names[word]
+    return None
+
+
+@lru_cache(maxsize=64)
+def _ascii_index(text: str) -> tuple[str, tuple[int, ...]]:
+    """The text lower-cased without diacritics (unidecode, character by character) and, for each of its
+    characters, the offset of the character of `text` it comes from."""
+    pieces: list[str] = []
+    origin: list[int] = []
+    for position, char in enumerate(text):
+        folded = char if char.isascii() else unidecode(char)
+        pieces.append(folded.lower())
+        origin.extend([position] * len(folded))
+    return "".join(pieces), tuple(origin)
+
+
+def ascii_places(value: str, text: str) -> list[Place]:
+    """A name written without its diacritics ("Reunion" for "Réunion"), or with them where the text has none."""
+    needle = unidecode(value).lower().strip()
+    if not needle or needle == value.lower().strip() and value.isascii() and text.isascii():
+        return []
+    folded, origin = _ascii_index(text)
+    places = []
+    for match in re.finditer(rf"(?<![a-z0-9]){re.escape(needle)}(?![a-z0-9])", folded):
+        places.append((origin[match.start()], origin[match.end() - 1] + 1, "diacritics"))
+    return places[:16]
+
+
+_MONTH_NAMES = {
+    "january": 1, "february": 2, "march": 3, "april": 4, "may": 5, "june": 6, "july": 7, "august": 8, "september": 9,
+    "october": 10, "november": 11, "december": 12, "jan": 1, "feb": 2, "mar": 3, "apr": 4, "jun": 6, "jul": 7,
+    "aug": 8, "sep": 9, "sept": 9, "oct": 10, "nov": 11, "dec": 12,
+}  # fmt: skip
+_MONTH_RE = r"(?P<month>" + "|".join(sorted(_MONTH_NAMES, key=len, reverse=True)) + r")\.?"
+_DAY = r"(?P<{name}>\d{{1,2}})(?:st|nd|rd|th)?"
+_DATE_FORMS = [
+    re.compile(rf"\b{_MONTH_RE}\s+{_DAY.format(name='d1')}(?:\s*[-–]\s*{_DAY.format(name='d2')})?,?\s+(?P<year>\d{{4}})\b",
+               re.IGNORECASE),
+    re.compile(rf"\b{_DAY.format(name='d1')}(?:\s*[-–]\s*{_DAY.format(name='d2')})?\s+(?:of\s+)?{_MONTH_RE},?\s+(?P<year>\d{{4}})\b",
+               re.IGNORECASE),
+    re.compile(rf"\b{_MONTH_RE},?\s+(?P<year>\d{{4}})\b", re.IGNORECASE),
+]  # fmt: skip
+_ISO_VALUE = re.compile(r"^(\d{4})-(\d{2})(?:-(\d{2}))?$")
+
+
+def date_places(value: str, text: str) -> list[Place]:
+    """An ISO date for a date written in words, with ordinal days ("January 15th, 1864") and ranges ("February
+    23-26, 2015" holds both 2015-02-23 and 2015-02-26)."""
+    match = _ISO_VALUE.match(value)
+    if match is None:
+        return []
+    year, month = int(match.group(1)), int(match.group(2))
+    day = int(match.group(3)) if match.group(3) else None
+    places: list[Place] = []
+    for form in _DATE_FORMS:
+        for found in form.finditer(text):
+            groups = found.groupdict()
+            if int(groups["year"]) != year or _MONTH_NAMES[groups["month"].lower()] != month:
+                continue
+            days = {int(d) for d in (groups.get("d1"), groups.get("d2")) if d}
+            if (day is None and not days) or day in days:
+                places.append((found.start(), found.end(), "date"))
+    return places
+
+
+def string_places(value: str, text: str) -> list[Place]:
+    """Where a string is written another way: without diacritics, as an abbreviation or its expansion, as a
+    currency word for an ISO code, as a decade or a clock time."""
+    stripped = value.strip()
+    if not stripped:
+        return []
+    places = decade_places(stripped, text)
+    if places:
+        return places
+    minutes = clock_value(stripped)
+    if minutes is not None:
+        return [(s, e, "normalised") for s, e, said in clock_mentions(text) if said & minutes]
+    places = ascii_places(stripped, text)
+    if places:
+        return places
+    places = date_places(stripped, text)
+    if places:
+        return places
+    initials = _initials(stripped)
+    if initials and len(initials) >= 2:
+        places += [(m.start(), m.end(), "abbreviation") for m in re.finditer(rf"\b{re.escape(initials)}\b", text)]
+    if _ACRONYM.fullmatch(stripped):
+        for match in _CAPITALISED_RUN.finditer(text):
+            if _initials(match.group()) == stripped.upper():
+                places.append((match.start(), match.end(), "expansion"))
+        code = stripped.upper()
+        for name, iso in _currency_names().items():
+            if iso == code:
+                pattern = re.escape(name) if not name.isalpha() else rf"\b{re.escape(name)}\b"
+                places += [(m.start(), m.end(), "currency") for m in re.finditer(pattern, text, re.IGNORECASE)]
+    return places
+
+
+# ---- the entry points ------------------------------------------------------------------------------------
+
+
+_MINOR_MONEY = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(?:cents?|pence|p)\b", re.IGNORECASE)
+
+
+def number_places(value: Decimal, text: str, hint: FieldHint | None = None) -> list[Place]:
+    """Where a number is written another way than its digits, including converted from another unit when its
+    field names one."""
+    rounding = precision_of(value)
+    places: list[Place] = [(s, e, how) for s, e, said, how in number_mentions(text) if close(said, value)]
+    if hint is not None and hint.currency is not None:
+        from text_to_num import alpha2digit
+
+        for match in _MINOR_MONEY.finditer(alpha2digit(text.lower(), "en") if len(text) < 400 else text):
+            if close(Decimal(match.group(1)) / 100, value):
+                places.append((0, min(len(text), match.end()), "minor currency unit"))
+    if hint is not None and hint.unit:
+        for start, end, magnitude, unit in quantity_mentions(text):
+            converted = convert(magnitude, unit, hint.unit)
+            if converted is not None and unit != hint.unit and close(converted, value, rounding=rounding):
+                places.append((start, end, "converted"))
+    return places
+
+
+def quote_supports(value: Any, quote: str, hint: FieldHint | None = None) -> bool:
+    """Is `value` a reading of `quote` by any of the rules above?"""
+    if isinstance(value, bool) or value is None:
+        return False
+    number = to_decimal(value)
+    if number is not None and not isinstance(value, str):
+        if number_places(number, quote, hint):
+            return True
+        if hint is None or not hint.unit:  # a unit in the quote: try every unit of that dimension it may be in
+            return False
+        return False
+    if isinstance(value, str):
+        if number is not None and number_places(number, quote, hint):
+            return True
+        return bool(string_places(value, quote))
+    return False
+
+
+def conversion_supports(value: Any, quote: str, unit_from: str | None, unit_to: str | None) -> bool | None:
+    """For `convert` evidence: does the quote's number, in `unit_from`, equal the value in `unit_to`? None when
+    the quote holds no number or the units cannot be read."""
+    number = to_decimal(value)
+    if number is None:
+        return None
+    magnitudes = [m for _, _, m, _ in quantity_mentions(quote)] or [
+        n for n in (_number_token(t) for t in _PLAIN_NUMBER.findall(quote)) if n is not None
+    ]
+    mentioned_units = [u for _, _, _, u in quantity_mentions(quote)]
+    source = unit_from or (mentioned_units[0] if mentioned_units else None)
+    if not magnitudes or source is None or unit_to is None:
+        return None
+    target = parse_unit(unit_to) or unit_to
+    origin = parse_unit(source) or source
+    for magnitude in magnitudes:
+        converted = convert(magnitude, str(origin), str(target))
+        if converted is None:
+            return None
+        if close(converted, number, rounding=precision_of(number)):
+            return True
+    return False
