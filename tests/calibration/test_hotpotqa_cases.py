@@ -22,7 +22,18 @@ from loaders.hotpotqa import load_hotpotqa, sample_path
 ROOT = Path(__file__).resolve().parents[2]
 CASES = ROOT / "tests" / "data" / "calibration" / "hotpotqa.jsonl"
 ROWS = (ROOT / "tests" / "data" / "hotpotqa" / "hotpot_dev_distractor_v1.sample.json", sample_path())
-REQUIRED = {"id", "label", "kind", "note", "source", "source_id", "question", "json_schema", "ground_truth"} | {"annotator"}
+REQUIRED = {
+    "id",
+    "label",
+    "kind",
+    "note",
+    "source",
+    "source_id",
+    "question",
+    "json_schema",
+    "ground_truth",
+    "annotator",
+}
 OPTIONAL = {"evidence", "seed_question", "seed_answer"}
 PATH_STEP = re.compile(r"\.([A-Za-z_][A-Za-z0-9_]*)|\[(\d+)\]")
 MISSING = object()
