@@ -26,6 +26,7 @@ from core.models import Record
 from core.verdicts import GateFlag, GroundingIssue, JudgeVerdict, ValidationReport
 from judge.rubric import RUBRIC_VERSION, dimensions_for
 from validation.evidence import places_of
+from validation.field_checks import shape_of
 from validation.grounding import fold, normalize_text
 from validation.readings import spelled_number
 
@@ -230,11 +231,18 @@ def _answer_match(answer: str, flat: list[Leaf], question: str, derived: set[str
             return 100, f"the seed answer {answer!r} is the boolean at {path}"
         return 10, f"{path} is {str(value).lower()}, but the seed answer is {answer!r}"
     values = [(path, leaf) for path, leaf in flat if leaf is not None and not isinstance(leaf, bool)]
+    seed_numbers = _numbers(answer) or _spelled(answer)
+    seed_words = [w for w in _content_words(answer) if not _NUMBER.fullmatch(w) and not _spelled(w)]
+    compared = _compared_lists(question, answer, values)
+    for path, leaf in values:
+        if normalize(str(leaf)) == wanted and _array_root(path) not in compared:
+            elsewhere = _asked_field_disagrees(question, path, wanted, values)
+            if elsewhere is not None:
+                return 30, elsewhere
+            return 100, f"the seed answer {answer!r} is at {path}"
     wrong_choice = _wrong_choice(question, answer, values)
     if wrong_choice is not None:
         return 10, wrong_choice
-    seed_numbers = _numbers(answer) or _spelled(answer)
-    seed_words = [w for w in _content_words(answer) if not _NUMBER.fullmatch(w) and not _spelled(w)]
     for path, leaf in values:
         if normalize(str(leaf)) == wanted:
             return 100, f"the seed answer {answer!r} is at {path}"
@@ -274,11 +282,55 @@ def _answer_match(answer: str, flat: list[Leaf], question: str, derived: set[str
     return 20, f"the seed answer {answer!r} is not among the ground truth's leaves"
 
 
+_WH_TARGET = re.compile(r"\b(?:what|which|whose)\s+((?:[a-z-]+\s+){0,2}?[a-z-]+)\b", re.IGNORECASE)
+_WH_SKIP = {"is", "was", "are", "were", "did", "does", "do", "the", "a", "an", "kind", "type", "of", "year", "name"}
+
+
+def _asked_field_disagrees(question: str, found_at: str, wanted: str, values: list[tuple[str, Any]]) -> str | None:
+    """The seed answer sits in one field while the field the question asks for ("What screenwriter ...":
+    `screenwriter`) holds something else: the answer is in the wrong place."""
+    match = _WH_TARGET.search(question)
+    if match is None:
+        return None
+    target = [w for w in match.group(1).lower().split() if w not in _WH_SKIP]
+    if not target:
+        return None
+    head = target[-1].rstrip("s")
+    asked = [
+        (path, leaf) for path, leaf in values
+        if head in {w.rstrip("s") for w in _key_words(path.rsplit(".", 1)[-1].split("[")[0])}
+    ]  # fmt: skip
+    if not asked or any(path == found_at for path, _ in asked):
+        return None
+    if any(normalize(str(leaf)) == wanted for _, leaf in asked):
+        return None
+    path, leaf = asked[0]
+    if shape_of(leaf) != shape_of(wanted):
+        return None  # a decade asked, the seed year given beside it: another form, not another answer
+    return f"the question asks for the {head} ({path} gives {leaf!r}), but the seed answer is at {found_at}"
+
+
 _CHOICE = re.compile(r",\s*(?:the\s+)?(.+?)\s+or\s+(?:the\s+)?(.+?)\s*\??\s*$")
 
 
 def _array_root(path: str) -> str | None:
     return path[: path.rfind("[")] if "[" in path else None
+
+
+def _compared_lists(question: str, answer: str, values: list[tuple[str, Any]]) -> set[str | None]:
+    """Arrays of the compared entities of a choice question ("..., A or B?"): both options stand in them, so
+    the seed answer found there answers nothing."""
+    match = _CHOICE.search(question)
+    if match is None:
+        return set()
+    options = [normalize(option) for option in match.groups()]
+    roots: dict[str | None, set[str]] = {}
+    for path, leaf in values:
+        text = normalize(str(leaf))
+        for option in options:
+            if option and (text == option or f" {option} " in f" {text} "):
+                roots.setdefault(_array_root(path), set()).add(option)
+    return {root for root, found in roots.items() if root is not None and len(found) == len(set(options))}
 
 
 def _wrong_choice(question: str, answer: str, values: list[tuple[str, Any]]) -> str | None:
@@ -504,7 +556,7 @@ FLAGGED_DOUBTS = frozenset(
     {
         "value_not_near_entity", "value_in_wrong_field", "evidence_unverified", "unit_mismatch",
         "number_from_other_phrase", "boolean_against_text", "absent_but_stated", "duplicate_item", "copied_span",
-        "speaker_mismatch", "possible_swap", "value_from_other_phrase", "too_few_properties",
+        "speaker_mismatch", "possible_swap", "value_from_other_phrase", "too_few_properties", "scale_dropped",
     }
 )  # fmt: skip
 

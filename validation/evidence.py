@@ -32,11 +32,19 @@ from typing import Any, NamedTuple
 from core.evidence import Evidence
 from core.verdicts import GroundingIssue, ValidationFailure
 from validation import paths
-from validation.field_checks import check_field_ties
+from validation.field_checks import affinity, check_field_ties, expand, window_words
 from validation.field_hints import hint_for
 from validation.grounding import NormalizedContext, is_grounded, is_negative_at, normalize_context, transcript_speakers
 from validation.normalise import matches_normalised, number_readings, same_number
-from validation.readings import FieldHint, conversion_supports, number_places, quote_supports, string_places, to_decimal
+from validation.readings import (
+    FieldHint,
+    conversion_supports,
+    field_words,
+    number_places,
+    quote_supports,
+    string_places,
+    to_decimal,
+)
 
 CHECK = "evidence"
 MAX_OCCURRENCES = 64
@@ -480,6 +488,12 @@ def check_evidence(
             if is_grounded(value, ctx):  # paraphrase-tolerant: normalised or fuzzy, no offsets
                 result.grounded += 1
                 result.support["fuzzy"] += 1
+            elif _computed_from_leaves(value, leaves):
+                result.grounded += 1
+                result.support["computed"] += 1
+            elif _words_in_one_clause(value, layout):
+                result.grounded += 1
+                result.support["reworded"] += 1
             else:
                 result.ungrounded.append(leaf.path)
                 result.doubt("ungrounded_value", f"{_show(value)} is not found in the context", leaf.path)
@@ -494,8 +508,66 @@ def check_evidence(
         result.grounded += 1
         result.support["located"] += 1
     _check_fields(leaves, spans, layout, anchors, result, explicit=set(evidence))
-    check_field_ties(leaves, spans, layout, hints or {}, ground_truth, containers, speakers, result.doubt)
+
+    def find(value: Any, hint: FieldHint) -> list[tuple[int, int]]:
+        found = _occurrences(value, ctx) or _other_readings(value, ctx.raw, hint)
+        return [(start, end) for start, end, _ in found]
+
+    check_field_ties(leaves, spans, layout, hints or {}, ground_truth, containers, speakers, result.doubt, find)
     return result
+
+
+def _by_field_words(places: list[tuple[int, int, str]], text: str, key: str) -> list[tuple[int, int, str]]:
+    """The places of a value, those standing by its field's words first (stable otherwise): a year written
+    twice is placed where "founded" stands, for a `founded_year`."""
+    wanted = expand(field_words(key))
+    if not wanted:
+        return places
+    scored = [(-affinity(window_words(text, start, end), wanted), n) for n, (start, end, _) in enumerate(places)]
+    return [places[n] for _, n in sorted(scored)]
+
+
+def _computed_from_leaves(value: Any, leaves: list[Leaf]) -> bool:
+    """A number that is the difference or sum of two other numbers of the answer, or the length of one of its
+    lists (a span of years, a total, a count): computed, not copied."""
+    number = to_decimal(value) if not isinstance(value, str) else None
+    if number is None:
+        return False
+    numbers = [d for leaf in leaves if (d := to_decimal(leaf.value) if not isinstance(leaf.value, str) else None)]
+    numbers = [n for n in numbers if n != number][:40]
+    for i, first in enumerate(numbers):
+        for second in numbers[i + 1 :]:
+            if number in (abs(first - second), first + second):
+                return True
+    return False
+
+
+_CONTENT_WORD = re.compile(r"[^\W_]{3,}")
+_CLAUSE_STOP = {"the", "and", "for", "with", "from", "was", "were", "are", "has", "had", "its", "his", "her", "their"}
+
+
+def _words_in_one_clause(value: Any, layout: Layout) -> bool:
+    """A phrase of several words whose every content word stands in one sentence of the context (or within three
+    lines of a transcript): a curator's rewording ("ambassador to Czechoslovakia" out of "ambassador to Ghana and
+    to Czechoslovakia"), not an invention."""
+    if not isinstance(value, str):
+        return False
+    words = {w.lower() for w in _CONTENT_WORD.findall(value)} - _CLAUSE_STOP
+    if len(words) < 2 or len(words) > 12:
+        return False
+    rarest = max(words, key=len)
+    text = layout.text
+    lowered = _lowered(text)
+    at = lowered.find(rarest)
+    for _ in range(16):
+        if at < 0:
+            return False
+        clause = layout.nearby_lines(at, 1) if layout.is_transcript else layout.sentence(at)
+        found = {w.lower() for w in _CONTENT_WORD.findall(clause)}
+        if words <= found or all(any(f.startswith(w[:5]) for f in found) for w in words):
+            return True
+        at = lowered.find(rarest, at + 1)
+    return False
 
 
 def _other_readings(value: Any, text: str, hint: FieldHint) -> list[tuple[int, int, str]]:
@@ -750,6 +822,8 @@ def _locate(
     places = _occurrences(leaf.value, ctx) or _other_readings(leaf.value, ctx.raw, hint)
     if not places:
         return None
+    if len(places) > 1 and leaf.key:
+        places = _by_field_words(places, layout.text, leaf.key)
     anchor = anchors.get(leaf.parent)
     if anchor is None or anchor.path == leaf.path:
         return places[0]

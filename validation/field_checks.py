@@ -24,7 +24,7 @@ from typing import Any, Protocol
 
 from rapidfuzz import fuzz
 
-from validation.readings import FieldHint, close, field_words, parse_unit, quantity_mentions
+from validation.readings import FieldHint, close, field_words, parse_unit, quantity_mentions, to_decimal
 
 # Words a field name uses, and the words a text uses for the same thing. Small on purpose: the checks flag,
 # a person decides.
@@ -94,6 +94,7 @@ class LayoutLike(Protocol):
 
 
 Doubt = Callable[[str, str, str], None]  # (code, message, path)
+Finder = Callable[[Any, FieldHint], list[tuple[int, int]]]  # every place a value is written, however
 
 
 def expand(words: set[str]) -> set[str]:
@@ -112,16 +113,20 @@ def expand(words: set[str]) -> set[str]:
     return found
 
 
-def _window_words(text: str, start: int, end: int, before: int = 48, after: int = 32) -> set[str]:
-    """The lower-cased words just around a place (same line only)."""
+def window_words(
+    text: str, start: int, end: int, before: int = 48, after: int = 32, *, inside: bool = False
+) -> set[str]:
+    """The lower-cased words just around a place (same line only), and with `inside` the words of the place
+    itself ("seven arches" for the number of arches)."""
     line_start = text.rfind("\n", 0, start) + 1
     line_end = text.find("\n", end)
     line_end = len(text) if line_end < 0 else line_end
-    window = text[max(line_start, start - before) : start] + " " + text[end : min(line_end, end + after)]
+    middle = f" {text[start:end]} " if inside else " "
+    window = text[max(line_start, start - before) : start] + middle + text[end : min(line_end, end + after)]
     return {w.lower().strip("'") for w in _WORDS.findall(window)}
 
 
-def _affinity(words: set[str], field: set[str]) -> int:
+def affinity(words: set[str], field: set[str]) -> int:
     return sum(1 for w in words if w in field or any(len(f) >= 5 and w.startswith(f) for f in field))
 
 
@@ -134,6 +139,7 @@ def check_field_ties(
     containers: dict[str, Any],
     speakers: frozenset[str],
     doubt: Doubt,
+    find: Finder,
 ) -> None:
     text = layout.text
     for leaf in leaves:
@@ -141,6 +147,7 @@ def check_field_ties(
         place = spans.get(leaf.path)
         value = leaf.value
         if place is not None and isinstance(value, int | float) and not isinstance(value, bool):
+            _check_scale(leaf, hint, text, place, doubt)
             _check_unit(leaf, hint, text, place, doubt)
             _check_number_phrase(leaf, hint, text, place, doubt)
         if isinstance(value, bool):
@@ -153,7 +160,7 @@ def check_field_ties(
                 _check_speaker(leaf, hint, layout, spans, leaves, doubt)
     _check_duplicates(containers, doubt)
     _check_swaps(leaves, spans, text, hints, doubt)
-    _check_other_phrase(leaves, spans, layout, hints, doubt)
+    _check_other_phrase(leaves, spans, layout, hints, find, doubt)
 
 
 def _check_unit(leaf: LeafLike, hint: FieldHint, text: str, place: tuple[int, int], doubt: Doubt) -> None:
@@ -173,6 +180,26 @@ def _check_unit(leaf: LeafLike, hint: FieldHint, text: str, place: tuple[int, in
                     leaf.path,
                 )
             return
+
+
+_SCALE_AFTER = re.compile(r"(\d+(?:[.,]\d+)?)\s*(thousand|million|billion|trillion|bn|mn)\b", re.IGNORECASE)
+_SCALE_WORDS = {"thousand", "thousands", "million", "millions", "billion", "billions", "trillion", "bn", "mn", "m", "k"}
+
+
+def _check_scale(leaf: LeafLike, hint: FieldHint, text: str, place: tuple[int, int], doubt: Doubt) -> None:
+    """ "$43 million" given as 43 in a field that does not say it counts millions."""
+    if hint.words & _SCALE_WORDS:
+        return
+    window = text[place[0] : max(place[1], place[0]) + 14]
+    match = _SCALE_AFTER.search(window)
+    if match is None or not close(float(match.group(1).replace(",", ".")), leaf.value):
+        return
+    doubt(
+        "scale_dropped",
+        f"{leaf.value!r} is written {match.group()!r}: the {match.group(2)} is dropped, and {leaf.key!r} does not "
+        f"say it counts {match.group(2).lower()}s",
+        leaf.path,
+    )
 
 
 def _check_number_phrase(leaf: LeafLike, hint: FieldHint, text: str, place: tuple[int, int], doubt: Doubt) -> None:
@@ -317,19 +344,24 @@ def _check_speaker(
     key_words = field_words(hint.key, hint.description)
     if not key_words & _SPEAKER_WORDS and not any(w.endswith(("er", "or")) for w in field_words(hint.key)):
         return
-    related = [
-        spans[other.path]
-        for other in leaves
+    siblings = [
+        other for other in leaves
         if other.parent == leaf.parent and other.path != leaf.path and other.path in spans
         and isinstance(other.value, str) and other.value.strip() not in (leaf.value,)
     ]  # fmt: skip
-    if not related:
+    topic = expand(field_words(hint.key)) - _SPEAKER_WORDS - _GENERIC
+    about = [o for o in siblings if o.key and affinity(expand(field_words(o.key)), topic)]
+    if not siblings:
         return
     speaker = leaf.value.strip()
     nearby: set[str] = set()
-    for start, _ in related:
-        line_start, _ = layout.line(start)
-        for offset in (line_start, max(0, line_start - 1), layout.line(start)[1] + 1):
+    for other in about or siblings:
+        start = spans[other.path][0]
+        line_start, line_end = layout.line(start)
+        # The sibling the field names ("objection" for `first_objection_by`) was said by that speaker; any
+        # other sibling only by someone speaking around it.
+        offsets = (line_start,) if about else (line_start, max(0, line_start - 1), line_end + 1)
+        for offset in offsets:
             who = _speaker_of(layout, min(offset, max(0, len(layout.text) - 1)))
             if who:
                 nearby.add(who)
@@ -368,41 +400,47 @@ _NUMBER_IN_TEXT = re.compile(r"(?<![\w.])\d{1,3}(?:,\d{3})+(?:\.\d+)?|(?<![\w.])
 
 
 def _check_other_phrase(
-    leaves: list[Any], spans: dict[str, tuple[int, int]], layout: LayoutLike, hints: dict[str, FieldHint], doubt: Doubt
+    leaves: list[Any],
+    spans: dict[str, tuple[int, int]],
+    layout: LayoutLike,
+    hints: dict[str, FieldHint],
+    find: Finder,
+    doubt: Doubt,
 ) -> None:
-    """A number or year standing by none of its field's words, in a clause where another number of its kind
-    stands by them: "formed in 2013 and debuted in 2014" given as a formation year 2014; "4,000 in all with
-    3,677 seated" given as seated 4,000."""
+    """A number or year that stands by none of its field's words anywhere it is written, while another number of
+    its kind does: "formed in 2013 and debuted in 2014" given as a formation year 2014; "4,000 in all with 3,677
+    seated" given as seated 4,000; "Euro Stoxx 50" given as a count of countries."""
     text = layout.text
     for leaf in leaves:
-        place = spans.get(leaf.path)
-        if place is None or not leaf.key or _shape(leaf.value) not in ("year", "number"):
+        if leaf.path not in spans or not leaf.key or shape_of(leaf.value) not in ("year", "number"):
             continue
-        hint = hints.get(leaf.path) or FieldHint(leaf.key)
-        own = expand(field_words(leaf.key)) - _GENERIC - {"year", "date", "number", "count"}
+        own = expand(field_words(leaf.key)) - _GENERIC - {"year", "date", "number", "count", "total", "amount"}
         if not own:
             continue
-        if _affinity(_window_words(text, *place, before=32, after=20), own):
+        places = find(leaf.value, hints.get(leaf.path) or FieldHint(leaf.key)) or [spans[leaf.path]]
+        if any(affinity(window_words(text, start, end, inside=True), own) for start, end in places):
             continue
-        line_start, line_end = layout.line(place[0])
-        shape = _shape(leaf.value)
-        for match in _NUMBER_IN_TEXT.finditer(text, line_start, line_end):
-            if match.start() == place[0] or abs(match.start() - place[0]) > 160:
-                continue
+        shape = shape_of(leaf.value)
+        number = to_decimal(leaf.value)
+        if number is None:
+            continue
+        for match in _NUMBER_IN_TEXT.finditer(text):
             other = match.group().replace(",", "")
-            other_value: Any = int(float(other)) if "." not in other else float(other)
-            if _shape(other_value) != shape:
+            other_value: Any = int(other) if other.isdigit() else float(other)
+            if shape_of(other_value) != shape or close(other_value, number):
                 continue
-            if _affinity(_window_words(text, match.start(), match.end(), before=32, after=20), own):
+            words = window_words(text, match.start(), match.end(), before=24, after=16, inside=True)
+            if affinity(words, own):
                 doubt(
                     "value_from_other_phrase",
-                    f"{leaf.value!r} stands by none of the words of {hint.key!r}; {match.group()!r} nearby does",
+                    f"{leaf.value!r} stands by none of the words of {leaf.key!r} where it is written; "
+                    f"{match.group()!r} does ({text[max(0, match.start() - 30) : match.end() + 20].strip()!r})",
                     leaf.path,
                 )
                 break
 
 
-def _shape(value: Any) -> str:
+def shape_of(value: Any) -> str:
     """What kind of thing a value is, for comparing two fields: a year, another number, a date, a clock time, a
     name, a phrase."""
     if isinstance(value, int | float):
@@ -429,15 +467,15 @@ def _check_swaps(
     for siblings in by_parent.values():
         for i, first in enumerate(siblings):
             for second in siblings[i + 1 :]:
-                if _shape(first.value) != _shape(second.value) or first.value == second.value:
+                if shape_of(first.value) != shape_of(second.value) or first.value == second.value:
                     continue
                 own_a = expand(field_words(first.key)) - expand(field_words(second.key))
                 own_b = expand(field_words(second.key)) - expand(field_words(first.key))
                 if not own_a or not own_b:
                     continue
-                around_a = _window_words(text, *spans[first.path])
-                around_b = _window_words(text, *spans[second.path])
-                if _affinity(around_a, own_b) > _affinity(around_a, own_a) and _affinity(around_b, own_a) > _affinity(
+                around_a = window_words(text, *spans[first.path])
+                around_b = window_words(text, *spans[second.path])
+                if affinity(around_a, own_b) > affinity(around_a, own_a) and affinity(around_b, own_a) > affinity(
                     around_b, own_b
                 ):
                     message = f"{first.key!r} and {second.key!r} may be swapped: each value stands by the other's words"

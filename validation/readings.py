@@ -110,8 +110,12 @@ def field_hint(key: str, description: str = "", types: frozenset[str] = frozense
         unit = None  # "price in pounds": money, not mass
     if currency is None and words & _MONEY_WORDS:
         currency = ""  # money in an unnamed currency
-    is_count = bool(key_words & {"count", "num", "number", "total"} or key.startswith("n_")) or "how many" in (
-        description.lower()
+    lowered = key.lower()
+    is_count = (
+        bool(key_words & {"count", "num", "total"})
+        or lowered.startswith(("n_", "number_of", "num_"))
+        or "how many" in description.lower()
+        or "number of" in description.lower()
     )
     is_time = bool(key_words & _TIME_WORDS) and not is_count and (not types or "string" in types)
     return FieldHint(key, description, unit, currency, is_count, is_time)
@@ -497,7 +501,7 @@ def decade_places(value: str, text: str) -> list[Place]:
     if match is None:
         return []
     century, decade = match.group(1), int(match.group(2))
-    patterns = [rf"\b{century}{decade}0'?s\b", rf"(?<![\d])['’]?{decade}0'?s\b"]
+    patterns = [rf"\b{century}{decade}0'?s\b", rf"(?<![\d])['’]?{decade}0'?s\b", rf"\b{century}{decade}\d\b"]
     words = [w for w, d in _DECADE_WORDS.items() if d == decade]
     patterns += [rf"\b{w}\b" for w in words]
     places: list[Place] = []
