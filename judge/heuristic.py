@@ -236,7 +236,7 @@ def _answer_match(answer: str, flat: list[Leaf], question: str, derived: set[str
     compared = _compared_lists(question, answer, values)
     for path, leaf in values:
         if normalize(str(leaf)) == wanted and _array_root(path) not in compared:
-            elsewhere = _asked_field_disagrees(question, path, wanted, values)
+            elsewhere = _asked_field_disagrees(question, path, answer, values)
             if elsewhere is not None:
                 return 30, elsewhere
             return 100, f"the seed answer {answer!r} is at {path}"
@@ -286,7 +286,7 @@ _WH_TARGET = re.compile(r"\b(?:what|which|whose)\s+((?:[a-z-]+\s+){0,2}?[a-z-]+)
 _WH_SKIP = {"is", "was", "are", "were", "did", "does", "do", "the", "a", "an", "kind", "type", "of", "year", "name"}
 
 
-def _asked_field_disagrees(question: str, found_at: str, wanted: str, values: list[tuple[str, Any]]) -> str | None:
+def _asked_field_disagrees(question: str, found_at: str, answer: str, values: list[tuple[str, Any]]) -> str | None:
     """The seed answer sits in one field while the field the question asks for ("What screenwriter ...":
     `screenwriter`) holds something else: the answer is in the wrong place."""
     match = _WH_TARGET.search(question)
@@ -302,10 +302,11 @@ def _asked_field_disagrees(question: str, found_at: str, wanted: str, values: li
     ]  # fmt: skip
     if not asked or any(path == found_at for path, _ in asked):
         return None
+    wanted = normalize(answer)
     if any(normalize(str(leaf)) == wanted for _, leaf in asked):
         return None
     path, leaf = asked[0]
-    if shape_of(leaf) != shape_of(wanted):
+    if shape_of(leaf) != shape_of(answer):
         return None  # a decade asked, the seed year given beside it: another form, not another answer
     return f"the question asks for the {head} ({path} gives {leaf!r}), but the seed answer is at {found_at}"
 

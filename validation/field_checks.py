@@ -153,7 +153,7 @@ def check_field_ties(
         if isinstance(value, bool):
             _check_boolean(leaf, hint, layout, spans, doubt)
         if value is None or value == []:
-            _check_absent(leaf, hint, layout, doubt)
+            _check_absent(leaf, hint, layout, doubt) or _check_absent_date(leaf, hint, layout, leaves, doubt)
         if isinstance(value, str):
             _check_copy(leaf, hint, text, doubt)
             if speakers and value.strip() in speakers:
@@ -285,10 +285,43 @@ def _clause(layout: LayoutLike, offset: int) -> str:
     return layout.sentence(offset)
 
 
-def _check_absent(leaf: LeafLike, hint: FieldHint, layout: LayoutLike, doubt: Doubt) -> None:
+_DATE_FIELD_WORDS = {"birth", "born", "death", "died", "date", "founded", "opened", "released", "dob", "dod"}
+_DATE_NEAR = re.compile(
+    r"\b(?:\d{1,2}\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+(?:\d{1,2},?\s+)?\d{4}\b"
+    r"|\(\s*(?:born\s+|b\.\s*)?\d{4}\s*[-–]|\bborn\b[^.;]{0,40}\b\d{4}\b",
+    re.IGNORECASE,
+)
+
+
+def _check_absent_date(leaf: LeafLike, hint: FieldHint, layout: LayoutLike, leaves: list[Any], doubt: Doubt) -> bool:
+    """A date of birth, death or founding given as not stated, where the entity of the record is written with
+    its dates ("Shirley Temple Black (April 23, 1928 – February 10, 2014)")."""
+    words = field_words(hint.key)
+    if not words & _DATE_FIELD_WORDS or words & {"place", "state", "city", "country", "town", "location", "cause"}:
+        return False  # a place or cause of birth or death is no date
+    names = [
+        o.value for o in leaves if o.parent == leaf.parent and isinstance(o.value, str) and shape_of(o.value) == "name"
+    ]
+    text = layout.text
+    for name in names[:4]:
+        for match in re.finditer(re.escape(name), text):
+            after = text[match.end() : match.end() + 90]
+            found = _DATE_NEAR.search(after)
+            if found and found.start() < 40:
+                doubt(
+                    "absent_but_stated",
+                    f"given as not stated, but the text gives {name!r} with a date: "
+                    f"{(name + after[: found.end()])[:100]!r}",
+                    leaf.path,
+                )
+                return True
+    return False
+
+
+def _check_absent(leaf: LeafLike, hint: FieldHint, layout: LayoutLike, doubt: Doubt) -> bool:
     words = {w for w in field_words(hint.key) if len(w) >= 5 and w not in _GENERIC}
     if not words:
-        return
+        return False
     for offset in _field_places(words, layout.text)[:4]:
         clause = _clause(layout, offset)
         if hint.unit or hint.currency is not None or hint.is_count:
@@ -304,7 +337,8 @@ def _check_absent(leaf: LeafLike, hint: FieldHint, layout: LayoutLike, doubt: Do
                 f"given as not stated, but the text speaks of {leaf.key!r} here: {clause.strip()[:90]!r}",
                 leaf.path,
             )
-            return
+            return True
+    return False
 
 
 def _check_copy(leaf: LeafLike, hint: FieldHint, text: str, doubt: Doubt) -> None:
@@ -380,7 +414,7 @@ def _check_duplicates(containers: dict[str, Any], doubt: Doubt) -> None:
             continue
         seen: list[str] = []
         for position, item in enumerate(value):
-            text = " ".join(str(item).lower().split()) if not isinstance(item, dict) else _item_text(item)
+            text = _plain(str(item)) if not isinstance(item, dict) else _item_text(item)
             if not text:
                 continue
             for earlier in seen:
@@ -392,8 +426,16 @@ def _check_duplicates(containers: dict[str, Any], doubt: Doubt) -> None:
             seen.append(text)
 
 
+def _plain(text: str) -> str:
+    """Lower case, no leading article, single spaces: "The Hollin Canal" and "Hollin Canal" are one item."""
+    words = text.lower().split()
+    while words and words[0] in ("the", "a", "an"):
+        words = words[1:]
+    return " ".join(words)
+
+
 def _item_text(item: dict[str, Any]) -> str:
-    return " | ".join(" ".join(str(v).lower().split()) for _, v in sorted(item.items()) if v not in (None, "", []))
+    return " | ".join(_plain(str(v)) for _, v in sorted(item.items()) if v not in (None, "", []))
 
 
 _NUMBER_IN_TEXT = re.compile(r"(?<![\w.])\d{1,3}(?:,\d{3})+(?:\.\d+)?|(?<![\w.])\d+(?:\.\d+)?")
@@ -424,20 +466,35 @@ def _check_other_phrase(
         number = to_decimal(leaf.value)
         if number is None:
             continue
-        for match in _NUMBER_IN_TEXT.finditer(text):
+        rival = _rival_by_field_words(text, layout, places, shape, number, own)
+        if rival is not None:
+            start, end = rival
+            doubt(
+                "value_from_other_phrase",
+                f"{leaf.value!r} stands by none of the words of {leaf.key!r} where it is written; "
+                f"{text[start:end]!r} in the same sentence does ({text[max(0, start - 30) : end + 20].strip()!r})",
+                leaf.path,
+            )
+
+
+def _rival_by_field_words(
+    text: str, layout: LayoutLike, places: list[tuple[int, int]], shape: str, number: Any, own: set[str]
+) -> tuple[int, int] | None:
+    """Another number of the same kind, in a sentence where the value is written, that stands by the field's
+    words."""
+    for start, _ in places[:16]:
+        line_start, line_end = layout.line(start)
+        for match in _NUMBER_IN_TEXT.finditer(text, line_start, line_end):
+            if abs(match.start() - start) > 160:
+                continue
             other = match.group().replace(",", "")
             other_value: Any = int(other) if other.isdigit() else float(other)
             if shape_of(other_value) != shape or close(other_value, number):
                 continue
             words = window_words(text, match.start(), match.end(), before=24, after=16, inside=True)
             if affinity(words, own):
-                doubt(
-                    "value_from_other_phrase",
-                    f"{leaf.value!r} stands by none of the words of {leaf.key!r} where it is written; "
-                    f"{match.group()!r} does ({text[max(0, match.start() - 30) : match.end() + 20].strip()!r})",
-                    leaf.path,
-                )
-                break
+                return match.start(), match.end()
+    return None
 
 
 def shape_of(value: Any) -> str:

@@ -40,7 +40,9 @@ _UNIT_WORDS = {
     "litres": "liter", "liter": "liter", "liters": "liter", "ml": "milliliter", "gallon": "gallon",
     "gallons": "gallon", "mph": "mile_per_hour", "kmh": "kilometer_per_hour", "kph": "kilometer_per_hour",
     "knots": "knot", "acre": "acre", "acres": "acre", "hectare": "hectare", "hectares": "hectare", "ha": "hectare",
-    "km2": "kilometer**2", "sqkm": "kilometer**2", "sqmi": "mile**2", "celsius": "degree_Celsius",
+    "km2": "kilometer**2", "km²": "kilometer**2", "m²": "meter**2", "m2": "meter**2", "mi²": "mile**2",
+    "sq km": "kilometer**2", "sq mi": "mile**2", "sq m": "meter**2", "sqkm": "kilometer**2", "sqmi": "mile**2",
+    "celsius": "degree_Celsius",
     "fahrenheit": "degree_Fahrenheit", "seconds": "second", "second": "second", "minutes": "minute",
     "minute": "minute", "mins": "minute", "hours": "hour", "hour": "hour", "hrs": "hour", "days": "day",
     "day": "day", "weeks": "week", "week": "week", "months": "month", "years": "year", "year": "year",
@@ -233,9 +235,19 @@ def number_mentions(text: str) -> tuple[tuple[int, int, Decimal, str], ...]:
         if value is not None:
             found.append((match.start(), match.end(), value * _SCALES[match.group(2).lower()], "scale word"))
     for match in _SPELLED_RUN.finditer(text):
-        value = spelled_number(match.group().strip())
-        if value is not None:
-            found.append((match.start(), match.end(), value, "spelled out"))
+        words = match.group().strip()
+        value = spelled_number(words)
+        if value is None and words.lower().endswith((" and a", " and an")):
+            value = spelled_number(words.rsplit(" ", 2)[0])
+        if value is None:
+            continue
+        fraction = _FRACTION_AFTER.match(text, match.end() - (len(match.group()) - len(match.group().rstrip())))
+        if fraction or re.search(r"\band an?$", words, re.IGNORECASE):
+            tail = text[match.start() : match.end() + 16]
+            half = re.search(r"and an?\s+(half|quarter)", tail, re.IGNORECASE)
+            if half:  # "twelve and a half" is 12.5, never 12
+                value += Decimal("0.5") if half.group(1).lower() == "half" else Decimal("0.25")
+        found.append((match.start(), match.end(), value, "spelled out"))
     for match in _MONEY_WORDS_RE.finditer(text):
         main = _amount(match.group("main"))
         if main is None:
@@ -258,6 +270,7 @@ def number_mentions(text: str) -> tuple[tuple[int, int, Decimal, str], ...]:
     return tuple(found)
 
 
+_FRACTION_AFTER = re.compile(r"\s*and an?\s+(?:half|quarter)\b", re.IGNORECASE)
 _SPACED_THOUSANDS = re.compile(r"(?<![\d.,])\d{1,3}(?:[ \u00a0\u2009\u202f]\d{3})+(?:\.\d+)?(?![\d])")
 _ORDINALS = {
     "first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7, "eighth": 8, "ninth": 9,
@@ -284,8 +297,8 @@ def _digitised_lines(text: str) -> list[tuple[int, int, Decimal, str]]:
         digits = alpha2digit(line.lower(), "en")
         for match in _PLAIN_NUMBER.finditer(digits):
             value = _number_token(match.group().replace(",", "."))
-            if value is None:
-                continue
+            if value is None or re.match(r"\s+and an?\s+(?:half|quarter)", digits[match.end() :]):
+                continue  # "12 and a half": read below as 12.5
             found.append((start, end, value, "spelled out"))
             if _PERCENT_AFTER.match(digits, match.end()):
                 found.append((start, end, value / 100, "spelled out"))
@@ -481,7 +494,10 @@ def clock_mentions(text: str) -> tuple[tuple[int, int, frozenset[int]], ...]:
         minutes = _minutes(hour, minute, match.group("when").lower().replace("o'clock", "").replace("oclock", ""))
         if minutes:
             found.append((match.start(), match.end(), frozenset(minutes)))
+    spoken = [(start, end) for start, end, _ in found]
     for match in _AT_HOUR.finditer(text):
+        if any(start <= match.start("h") < end for start, end in spoken):
+            continue  # "until two in the afternoon" is 14:00, read above, not also 2:00
         hour = _hour_of(match.group("h").lower())
         if hour is not None and 1 <= hour <= 12:
             found.append((match.start("h"), match.end("h"), frozenset(_minutes(hour, 0, "") or ())))

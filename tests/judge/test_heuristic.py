@@ -68,26 +68,36 @@ def test_good_record_passes_every_dimension() -> None:
     assert verdict.judge == "heuristic" and verdict.version.startswith("heuristic-")
 
 
-def test_ungrounded_and_wrong_answers_fail_with_rationales() -> None:
+def test_what_it_cannot_prove_is_flagged_not_rejected() -> None:
+    """A seed answer contradicted and a value not found may still be right: flags for a person, with reasons."""
     verdict = HeuristicJudge().judge(
         make("yes", {"people": [{"name": "A"}], "same": False, "basis": "nat"}), report(0.25, ["$.basis"]), 60
     )
-    assert verdict.failing_dimensions() == ["accuracy", "grounding"]
+    assert verdict.passed
+    assert [(f.code, f.path) for f in verdict.flags] == [("seed_answer_mismatch", "$")]
+    assert "yes" in verdict.flags[0].reason
     assert "$.basis" in verdict.rationales["grounding"]
 
 
-def test_threshold_is_applied_to_every_dimension() -> None:
+def test_an_answer_with_no_value_is_rejected() -> None:
+    verdict = HeuristicJudge().judge(make("yes", {"people": [], "same": None, "basis": None}), report(0.0), 60)
+    assert verdict.failing_dimensions() == ["accuracy"]
+
+
+def test_rules_of_thumb_on_quality_flag_below_the_threshold() -> None:
     record = make("yes", {"people": [{"name": "A"}], "same": True, "basis": "nat"})
     assert HeuristicJudge().judge(record, report(0.7), 60).passed
-    assert HeuristicJudge().judge(record, report(0.7), 75).failing_dimensions() == ["grounding"]
+    strict = HeuristicJudge().judge(record, report(0.7), 95)
+    assert strict.passed and "weak_question" in {f.code for f in strict.flags}
 
 
 def test_audio_records_get_a_multi_turn_score() -> None:
+    """One utterance answering everything is reported, not rejected: the LLM judge weighs multi-turn quality."""
     transcript = "[0:01] A: WE SHOULD USE RUBBER\n[0:05] B: I AGREE\n[0:09] C: MAURO WILL DRAW IT"
     assert multi_turn(transcript, {"material": "RUBBER", "owner": "MAURO"})[0] >= 60
     assert multi_turn(transcript, {"material": "RUBBER"})[0] < 60
     verdict = HeuristicJudge().judge(make(None, {"m": "RUBBER"}, "ami", transcript), report(1.0), 60)
-    assert "multi_turn" in verdict.failing_dimensions()
+    assert "multi_turn" in verdict.scores and "measured 30" in verdict.rationales["multi_turn"]
 
 
 def test_leaves_are_listed_in_document_order() -> None:

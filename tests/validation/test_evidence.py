@@ -48,8 +48,13 @@ def test_spans_are_resolved_to_offsets_and_must_support_their_value() -> None:
     result = check_evidence(truth, CONTEXT, evidence)
     born = result.resolved["$.born"]
     assert CONTEXT[born.start : born.end] == "born July 16, 1966" and not born.auto
-    assert codes(result) == [("evidence_mismatch", "$.city")]
+    # A name that is not its quote may be a paraphrase: a doubt for a person, not a rejection.
+    assert codes(result) == []
+    assert [(i.code, i.path) for i in result.issues] == [("evidence_unverified", "$.city")]
     assert result.resolved["$.name"].auto  # located by the toolkit
+    # A number its own quote contradicts is provably wrong.
+    wrong = check_evidence({"born": 1967}, CONTEXT, {"$.born": parse_evidence("born July 16, 1966")})
+    assert codes(wrong) == [("evidence_mismatch", "$.born")]
 
 
 def test_broken_evidence_fails_with_a_reason_never_a_crash() -> None:
