@@ -19,6 +19,7 @@ import json
 import sys
 from collections import Counter
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -56,6 +57,17 @@ TOP_K_ERRORS = 20
 # Integers of up to this many digits are read exactly (Python's default refuses more than 4,300);
 # a longer one is refused on its line rather than parsed in quadratic time.
 MAX_INT_DIGITS = 100_000
+
+
+@contextmanager
+def big_integers() -> Iterator[None]:
+    """Integers of up to MAX_INT_DIGITS digits read and written exactly, for the time of a run."""
+    limit = sys.get_int_max_str_digits()
+    sys.set_int_max_str_digits(MAX_INT_DIGITS)
+    try:
+        yield
+    finally:
+        sys.set_int_max_str_digits(limit)
 
 
 class ResponseFileError(ValueError):
@@ -170,29 +182,24 @@ def response_files(paths: list[Path]) -> list[Path]:
 
 def read_json_lines(path: Path) -> Iterator[tuple[int, Any | Rejection]]:
     """(line number, parsed value or the reason it was refused) for each non-blank line."""
-    limit = sys.get_int_max_str_digits()
-    sys.set_int_max_str_digits(MAX_INT_DIGITS)  # big integers stay integers
-    try:
-        with path.open("rb") as handle:
-            for number, raw in enumerate(handle, 1):
-                try:
-                    text = raw.decode("utf-8")
-                except UnicodeDecodeError as exc:
-                    yield number, Rejection(path.as_posix(), number, f"not UTF-8 text (byte {exc.start}): line refused")
-                    continue
-                text = text.strip()
-                if not text:
-                    continue
-                try:
-                    yield number, json.loads(text)
-                except json.JSONDecodeError as exc:
-                    yield number, Rejection(path.as_posix(), number, f"not JSON: {exc}")
-                except RecursionError:
-                    yield number, Rejection(path.as_posix(), number, "nested deeper than Python can read")
-                except ValueError as exc:  # an integer past MAX_INT_DIGITS
-                    yield number, Rejection(path.as_posix(), number, f"unreadable number: {exc}")
-    finally:
-        sys.set_int_max_str_digits(limit)
+    with big_integers(), path.open("rb") as handle:
+        for number, raw in enumerate(handle, 1):
+            try:
+                text = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                yield number, Rejection(path.as_posix(), number, f"not UTF-8 text (byte {exc.start}): line refused")
+                continue
+            text = text.strip()
+            if not text:
+                continue
+            try:
+                yield number, json.loads(text)
+            except json.JSONDecodeError as exc:
+                yield number, Rejection(path.as_posix(), number, f"not JSON: {exc}")
+            except RecursionError:
+                yield number, Rejection(path.as_posix(), number, "nested deeper than Python can read")
+            except ValueError as exc:  # an integer past MAX_INT_DIGITS
+                yield number, Rejection(path.as_posix(), number, f"unreadable number: {exc}")
 
 
 def _text(value: Any, default: str) -> str:
@@ -204,9 +211,7 @@ def score_file(path: Path, modality: Modality, options: ScoringOptions = SOB_RUL
     result = ScoredFile(path, modality)
     seen: dict[tuple[str, str], int] = {}
     where = path.as_posix()
-    limit = sys.get_int_max_str_digits()
-    sys.set_int_max_str_digits(MAX_INT_DIGITS)  # scoring spells big integers as text
-    try:
+    with big_integers():  # scoring spells big integers as text
         for number, data in read_json_lines(path):
             if isinstance(data, Rejection):
                 result.malformed_lines += 1
@@ -242,8 +247,6 @@ def score_file(path: Path, modality: Modality, options: ScoringOptions = SOB_RUL
                     score=score,
                 )
             )
-    finally:
-        sys.set_int_max_str_digits(limit)
     return result
 
 
@@ -353,12 +356,8 @@ def build_summary(
 def write_outputs(folder: Path, records: list[ScoredRecord], summary: dict[str, Any], modality: Modality) -> None:
     """`eval_records.jsonl` (one SOB row per record, in order) and `eval_summary.json` in `folder`."""
     folder.mkdir(parents=True, exist_ok=True)
-    limit = sys.get_int_max_str_digits()
-    sys.set_int_max_str_digits(MAX_INT_DIGITS)
-    try:
+    with big_integers():
         with (folder / "eval_records.jsonl").open("w", encoding="utf-8") as handle:
             for record in records:
                 handle.write(json.dumps(record.sob_row(modality)) + "\n")
         (folder / "eval_summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
-    finally:
-        sys.set_int_max_str_digits(limit)
