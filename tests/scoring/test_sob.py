@@ -12,6 +12,7 @@ from scoring.sob import (
     METRICS,
     NO_RESPONSE,
     OPTION_FLAGS,
+    SOB_RULES,
     Reference,
     ScoringOptions,
     coverage_gate,
@@ -28,7 +29,7 @@ PERSON = {
 }
 
 
-def ref(truth, schema=PERSON, options=ScoringOptions()):
+def ref(truth, schema=PERSON, options=SOB_RULES):
     return Reference.build("r", truth, schema, options)
 
 
