@@ -231,3 +231,45 @@ def test_nan_and_infinity_are_not_json():
     for text in ('{"a": NaN}', '{"a": Infinity}', '{"a": -Infinity}'):
         m = score_response(ref({"a": None}, schema), text).metrics
         assert m["json_parse_success"] == 0.0 and m["perfect_response"] == 0.0
+
+
+def test_schemas_are_draft_7():
+    dependencies = {"type": "object", "properties": {"a": {}, "b": {}}, "dependencies": {"a": ["b"]}}
+    assert score_response(ref({"a": 1, "b": 2}, dependencies), {"a": 1}).metrics["json_pass_rate"] == 0.0
+    tuple_items = {"type": "object", "properties": {"p": {"type": "array", "items": [{"type": "integer"}]}}}
+    m = score_response(ref({"p": [1]}, tuple_items), {"p": [1]}).metrics
+    assert m["schema_valid_input"] == 1.0 and m["json_pass_rate"] == 1.0  # usable in Draft 7
+    prefix = {"type": "object", "properties": {"p": {"type": "array", "prefixItems": [{"type": "string"}]}}}
+    assert score_response(ref({"p": [1]}, prefix), {"p": [1]}).metrics["json_pass_rate"] == 1.0  # not a Draft 7 word
+
+
+def test_sob_type_safety_reads_one_declared_type_by_path():
+    schema = {
+        "type": "object",
+        "properties": {
+            "a": {"type": ["string", "null"]},
+            "b": {"anyOf": [{"type": "string"}, {"type": "null"}]},
+            "c": {"type": "array", "items": [{"type": "object", "properties": {"x": {"type": "string"}}}]},
+            "d": {"type": "number"},
+        },
+    }
+    truth = {"a": "x", "b": "y", "c": [{"x": "z"}], "d": 1}
+    sob = score_response(ref(truth, schema), truth)
+    assert sob.raw["type_safety"] == pytest.approx(2 / 4)  # a and d typed; anyOf and list-form items are not
+    refined = score_response(ref(truth, schema, ScoringOptions(nullable_types=True)), truth)
+    assert refined.raw["type_safety"] == 1.0
+    empty = score_response(ref({}, {"type": "object"}), {})
+    assert empty.raw["type_safety"] == 0.0 and empty.metrics["structure_coverage"] == 0.0  # SOB: no leaf, 0
+
+
+def test_required_key_recall_and_missing_paths_as_sob_lists_them():
+    schema = {
+        "type": "object",
+        "properties": {"p": {"type": "array", "items": {"type": "object", "required": ["q"]}}, "r": {}},
+        "required": ["p", "r"],
+    }
+    score = score_response(ref({"p": [{"q": 1}], "r": 2}, schema), {"p": [{}]})
+    assert score.required_key_recall == pytest.approx(1 / 3) and score.missing_required_paths == ["p[].q", "r"]
+    assert score.missing_paths == ["p[0].q", "r"]
+    unparsed = score_response(ref({"p": [{"q": 1}], "r": 2}, schema), "text")
+    assert unparsed.required_key_recall == 0.0 and unparsed.missing_required_paths == ["p", "p[].q", "r"]
