@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -18,14 +19,13 @@ from scoring.curation import (
     output_budget,
     summarize_agreement,
 )
-from scoring.evaluate import evaluate, score_models
+from scoring.evaluate import ModelResult, evaluate, score_models
 from scoring.flags import DEFAULT_MIN_CONSISTENCY, ambiguity, load_samples, read_samples, save_flags, save_samples
 from scoring.inputs import Predictions, Release, ScoringInputError, load_all_predictions, load_release
 from scoring.sampling import DEFAULT_TEMPERATURE
-from scoring.sob import CATEGORIES, METRICS, OPTION_FLAGS, SOB_FIELD, ScoringOptions
+from scoring.sob import CATEGORIES, METRICS, OPTION_FLAGS, SOB_FIELD, Modality, ScoringOptions
 from scoring.sob_files import (
     ResponseFileError,
-    ScoredRecord,
     build_summary,
     infer_modality,
     output_name,
@@ -292,19 +292,19 @@ def _print_sob_summary(name: str, summary: dict[str, Any], folder: Path | None) 
         )
     for line in summary.get("rejected_lines", [])[:LISTED]:
         print(f"  refused {line}")
+    for line in summary.get("duplicate_lines", [])[:LISTED]:
+        print(f"  duplicate {line}")
     if folder is not None:
         print(f"  wrote {folder / 'eval_records.jsonl'} and {folder / 'eval_summary.json'}")
 
 
-def _unique_names(wanted: dict[Path, str]) -> dict[Path, str]:
-    """Output folder names: SOB's, or with the parent folder in front where two would be the same."""
-    counts: dict[str, int] = {}
-    for name in wanted.values():
-        counts[name] = counts.get(name, 0) + 1
-    names = {key: name if counts[name] == 1 else f"{key.parent.name}__{name}" for key, name in wanted.items()}
-    if len(set(names.values())) != len(names):
-        clash = sorted(str(k) for k in names if list(names.values()).count(names[k]) > 1)
-        raise ScoringInputError(f"these files would write to one output folder: {', '.join(clash)}")
+def _unique_names(wanted: dict[str, str], parents: dict[str, str]) -> dict[str, str]:
+    """Output folder names: SOB's, or with the parent's name in front where two would be the same."""
+    counts = Counter(wanted.values())
+    names = {key: name if counts[name] == 1 else f"{parents[key]}__{name}" for key, name in wanted.items()}
+    clashing = sorted(key for key, name in names.items() if list(names.values()).count(name) > 1)
+    if clashing:
+        raise ScoringInputError(f"these would write to one output folder: {', '.join(clashing)}")
     return names
 
 
@@ -320,7 +320,11 @@ def _score_responses(args: argparse.Namespace) -> dict[str, Any]:
             first = f"; first: {result.rejections[0]}" if result.rejections else ""
             raise ResponseFileError(f"no record to score in {file}: {reason}{first}")
         scored.append(result)
-    names = _unique_names({r.path: output_name(r.path, r.modality) for r in scored})
+    keys = {r.path.as_posix(): r for r in scored}
+    names = _unique_names(
+        {key: output_name(r.path, r.modality) for key, r in keys.items()},
+        {key: r.path.parent.name for key, r in keys.items()},
+    )
     report: dict[str, Any] = {"options": [n for n, on in vars(options).items() if on], "files": []}
     for result in scored:
         summary = build_summary(
@@ -329,26 +333,31 @@ def _score_responses(args: argparse.Namespace) -> dict[str, Any]:
             result.modality,
             malformed_lines=result.malformed_lines,
             rejections=result.rejections,
+            duplicates=result.duplicates,
             samples=args.bootstrap,
             seed=args.seed,
         )
         folder = None
+        name = names[result.path.as_posix()]
         if args.output_root is not None:
-            folder = args.output_root / result.modality / names[result.path]
+            folder = args.output_root / result.modality / name
             write_outputs(folder, result.records, summary, result.modality)
-        report["files"].append({"name": names[result.path], "output": str(folder or ""), "summary": summary})
+        report["files"].append({"name": name, "output": str(folder or ""), "summary": summary})
     return report
 
 
-def _release_outputs(root: Path, modality: str, results: list[Any], samples: int, seed: int) -> list[Path]:
-    """SOB's two files per model for a release: DIR/<modality>/<model>/ (the model id's last part)."""
-    names = _unique_names({Path(r.model): r.model.split("/")[-1] for r in results})
+def _release_outputs(root: Path, modality: Modality, results: list[ModelResult], samples: int, seed: int) -> list[Path]:
+    """SOB's two files per model for a release: DIR/<modality>/<model>/, named by the model id's last
+    part as SOB names its folders (`microsoft/phi-4` -> `phi-4`), by more of it where two collide."""
+    names = _unique_names(
+        {r.model: r.model.split("/")[-1] for r in results},
+        {r.model: "_".join(r.model.split("/")[:-1]) or "model" for r in results},
+    )
     written = []
     for result in results:
-        records: list[ScoredRecord] = result.records
-        folder = root / modality / names[Path(result.model)]
-        summary = build_summary(f"{result.model} predictions", records, modality, samples=samples, seed=seed)  # type: ignore[arg-type]
-        write_outputs(folder, records, summary, modality)  # type: ignore[arg-type]
+        folder = root / modality / names[result.model]
+        summary = build_summary(f"{result.model} predictions", result.records, modality, samples=samples, seed=seed)
+        write_outputs(folder, result.records, summary, modality)
         written.append(folder)
     return written
 

@@ -9,8 +9,9 @@ being SOB's (the file name without `response_` and `_<modality>`), so it can rep
 Lines are read as SOB reads them (Python's `json`, so big integers stay integers and `NaN` is a
 number), but a line SOB's evaluator would stop on is refused with its file, line and reason and the
 run goes on: text that is not UTF-8, a line that is not an object, a value nested past what Python
-can read, a duplicate of an earlier (model, record) pair. Refused lines are counted with SOB's
-malformed lines and listed under `rejected_lines` in the summary (absent when there are none).
+can read. Refused lines are counted with SOB's malformed lines and listed under `rejected_lines` in
+the summary. A second line for the same (model, record) is scored, as SOB scores it, and listed
+under `duplicate_lines` with the line it repeats. Both keys are absent when there is nothing to list.
 """
 
 from __future__ import annotations
@@ -137,6 +138,7 @@ class ScoredFile:
     modality: Modality
     records: list[ScoredRecord] = field(default_factory=list)
     rejections: list[Rejection] = field(default_factory=list)
+    duplicates: list[Rejection] = field(default_factory=list)  # scored as SOB does, but never silently
     malformed_lines: int = 0
 
 
@@ -227,17 +229,18 @@ def score_file(path: Path, modality: Modality, options: ScoringOptions = SOB_RUL
             model_id = metadata.get("model_id", "unknown")
             key = (str(model_id), str(record_id))
             if key in seen:
-                result.rejections.append(
-                    Rejection(where, number, f"duplicate of line {seen[key]} ({model_id}, {record_id}): not scored")
+                result.duplicates.append(
+                    Rejection(
+                        where, number, f"repeats line {seen[key]} ({model_id}, {record_id}): scored again, as SOB"
+                    )
                 )
-                continue
             try:
                 score = score_response(Reference.build(str(record_id), truth, schema, options), response, modality)
             except RecursionError:
                 result.malformed_lines += 1
                 result.rejections.append(Rejection(where, number, "nested deeper than Python can score: refused"))
                 continue
-            seen[key] = number
+            seen.setdefault(key, number)
             result.records.append(
                 ScoredRecord(
                     record_id=record_id,
@@ -317,6 +320,7 @@ def build_summary(
     *,
     malformed_lines: int = 0,
     rejections: list[Rejection] | None = None,
+    duplicates: list[Rejection] | None = None,
     samples: int = 1000,
     seed: int = 42,
     top_k_errors: int = TOP_K_ERRORS,
@@ -350,6 +354,8 @@ def build_summary(
             payload["error_analysis"] = errors
     if rejections:
         payload["rejected_lines"] = [str(r) for r in rejections]
+    if duplicates:
+        payload["duplicate_lines"] = [str(r) for r in duplicates]
     return payload
 
 

@@ -206,3 +206,32 @@ def test_an_unparsable_or_absent_response_leaves_every_field_missing(tmp_path):
     assert fields["missing"] == 4  # two records x two fields, not "null predicted"
     assert fields["null_predicted"] == 1 and fields["hallucinated"] == 1 and fields["mismatch"] == 1
     assert fields["match"] == 1
+
+
+def test_response_files_duplicates_are_scored_as_sob_and_listed(tmp_path, capsys):
+    line = json.dumps(sob_line("r1", {"name": "a", "count": 1}))
+    file = write_lines(tmp_path / "m.jsonl", [line, json.dumps(sob_line("r2", {})), line])
+    code, printed, err = run(capsys, "--responses", file, "--output-root", tmp_path / "o")
+    assert code == 0, err
+    assert [r["record_id"] for r in records(tmp_path / "o")] == ["r1", "r2", "r1"]  # as SOB's evaluator
+    assert f"duplicate {file.as_posix()}:3: repeats line 1 (m, r1)" in printed
+    summary = json.loads((tmp_path / "o/text/m/eval_summary.json").read_text())
+    assert summary["num_records"] == 3 and len(summary["duplicate_lines"]) == 1
+
+
+def test_response_files_with_one_name_in_two_folders_write_two_outputs(tmp_path, capsys):
+    write_lines(tmp_path / "a" / "response_m.jsonl", [json.dumps(sob_line("r1", {"name": "a", "count": 1}))])
+    write_lines(tmp_path / "b" / "response_m.jsonl", [json.dumps(sob_line("r1", {}))])
+    out = tmp_path / "o"
+    code, _, err = run(capsys, "--responses", tmp_path / "a", "--responses", tmp_path / "b", "--output-root", out)
+    assert code == 0, err
+    assert records(out, "a__m")[0]["schema_compliance"] == 1.0
+    assert records(out, "b__m")[0]["schema_compliance"] == 0.0
+
+
+def test_a_missing_responses_path_or_an_empty_folder_is_an_error(tmp_path, capsys):
+    code, _, err = run(capsys, "--responses", tmp_path / "nowhere.jsonl")
+    assert code == 2 and "nowhere.jsonl does not exist" in err
+    (tmp_path / "empty").mkdir()
+    code, _, err = run(capsys, "--responses", tmp_path / "empty")
+    assert code == 2 and "no *.jsonl response files in this folder" in err
