@@ -226,11 +226,16 @@ def test_free_form_objects_and_arrays_type_anything_below_them():
     assert type_safety_of({"meta": {"a": "x", "b": "y"}}, closed) == 0.5
 
 
-def test_nan_and_infinity_are_not_json():
+def test_nan_is_a_number_as_sob_reads_it_and_never_equal_to_itself():
     schema = {"type": "object", "properties": {"a": {"type": ["number", "null"]}}}
-    for text in ('{"a": NaN}', '{"a": Infinity}', '{"a": -Infinity}'):
-        m = score_response(ref({"a": None}, schema), text).metrics
-        assert m["json_parse_success"] == 0.0 and m["perfect_response"] == 0.0
+    nan = float("nan")
+    m = score_response(ref({"a": nan}, schema), {"a": nan}).metrics
+    assert m["json_parse_success"] == 1.0 and m["json_pass_rate"] == 1.0
+    assert m["perfect_response"] == 1.0 and m["value_accuracy"] == 0.0  # same text, but NaN != NaN
+    assert m["faithfulness"] == 1.0  # "nan" against "nan"
+    text = ScoringOptions(parse_text=True)
+    for spelled in ('{"a": NaN}', '{"a": Infinity}', '{"a": -Infinity}'):
+        assert score_response(ref({"a": None}, schema, text), spelled).metrics["json_parse_success"] == 1.0
 
 
 def test_schemas_are_draft_7():
