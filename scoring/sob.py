@@ -272,7 +272,9 @@ def _required_recall(candidate: Any, reference: Reference) -> tuple[float, list[
     return (len(wanted) - len(missing)) / len(wanted), missing
 
 
-def _schema_work(candidate: Any, spelled: str, predicted: dict[str, Any], reference: Reference):
+def _schema_work(
+    candidate: Any, spelled: str, predicted: dict[str, Any], reference: Reference
+) -> tuple[bool, float, float, list[str]]:
     memo = reference.schema_memo.get(spelled)
     if memo is None:
         validator = reference.validator
