@@ -1,26 +1,26 @@
-"""Means over records: plain and complexity-weighted (easy 1, medium 2, hard 3), with bootstrap CIs.
+"""Means over records: plain and complexity-weighted (easy 1, medium 2, hard 3), with SOB's bootstrap.
 
 As in SOB, a record's weight comes from its schema complexity, else its question difficulty; a
 record with neither has weight 0 in the weighted means (and is counted in `unweighted_records`).
-The bootstrap resamples records with replacement (`samples` times, seeded) and reports the 2.5th and
-97.5th percentiles. The resampling is one multinomial count matrix shared by every metric, so 1,000
-samples over 5,000 records cost one matrix product, not a Python loop.
+The intervals are SOB's, drawn from the same random stream (`scoring.bootstrap`), so with the same
+seed and sample count they are SOB's numbers.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
 
 import numpy as np
 
+from scoring.bootstrap import sob_intervals, sob_means
 from scoring.sob import CATEGORIES, METRICS, SUB_CHECKS, RecordScore
 
 COMPLEXITY_WEIGHTS: dict[str, float] = {"easy": 1.0, "medium": 2.0, "hard": 3.0}
 DEFAULT_BOOTSTRAP_SAMPLES = 1000
-CI_LEVEL = 0.95
+# SOB's order of the summary's metrics (its bootstrap draws them in this order, then the categories).
+SOB_METRIC_ORDER: tuple[str, ...] = (*SUB_CHECKS, *METRICS)
 
 
 def record_weight(schema_complexity: str | None, question_difficulty: str | None = None) -> float:
@@ -41,28 +41,16 @@ class Estimate:
 
 
 def columns() -> list[str]:
-    """Metric columns, then the category columns, in report order."""
-    return [*METRICS, *SUB_CHECKS, *CATEGORIES]
+    """Metric columns in SOB's order, then the category columns."""
+    return [*SOB_METRIC_ORDER, *CATEGORIES]
 
 
 def score_matrix(scores: Sequence[RecordScore]) -> np.ndarray:
     """records x columns(): the metrics, sub-checks and per-record category scores."""
-    names = [*METRICS, *SUB_CHECKS]
-    matrix = np.empty((len(scores), len(names) + len(CATEGORIES)), dtype=np.float64)
+    matrix = np.empty((len(scores), len(SOB_METRIC_ORDER) + len(CATEGORIES)), dtype=np.float64)
     for row, score in enumerate(scores):
-        matrix[row, : len(names)] = [score.metrics[name] for name in names]
-        matrix[row, len(names) :] = [score.category(name) for name in CATEGORIES]
+        matrix[row] = [*(score.metrics[name] for name in SOB_METRIC_ORDER), *map(score.category, CATEGORIES)]
     return matrix
-
-
-@lru_cache(maxsize=2)
-def _resample_counts(n: int, samples: int, seed: int) -> np.ndarray:
-    """samples x n: how often each record is drawn in each bootstrap sample. Cached, so every model
-    scored on the same records gets the same resamples (a paired bootstrap) at no extra cost."""
-    rng = np.random.default_rng(seed)
-    counts = rng.multinomial(n, np.full(n, 1.0 / n), size=samples).astype(np.float64)
-    counts.flags.writeable = False
-    return counts
 
 
 def summarize(
@@ -76,28 +64,11 @@ def summarize(
     if len(scores) != len(weights):
         raise ValueError(f"{len(scores)} scores but {len(weights)} weights")
     names = columns()
-    n = len(scores)
-    w = np.asarray(weights, dtype=np.float64)
-    if n == 0:
-        empty = {name: Estimate(0.0, 0.0, 0.0).as_dict() for name in names}
-        return {"n": 0, "unweighted_records": 0, "overall": empty, "weighted": empty}
     matrix = score_matrix(scores)
-    counts = _resample_counts(n, samples, seed) if samples > 0 else None
-    result: dict[str, Any] = {"n": n, "unweighted_records": int((w == 0).sum())}
-    for label, row_weights in (("overall", np.ones(n)), ("weighted", w)):
-        total = row_weights.sum()
-        means = (row_weights @ matrix) / total if total > 0 else np.zeros(len(names))
-        if counts is not None:
-            sample_weights = counts if label == "overall" else counts * row_weights  # samples x records
-            totals = sample_weights.sum(axis=1)
-            valid = totals > 0
-            boot = (sample_weights[valid] @ matrix) / totals[valid, None]
-            tail = (1 - CI_LEVEL) / 2 * 100
-            low = np.percentile(boot, tail, axis=0) if len(boot) else means
-            high = np.percentile(boot, 100 - tail, axis=0) if len(boot) else means
-        else:
-            low = high = means
-        result[label] = {
-            name: Estimate(float(means[i]), float(low[i]), float(high[i])).as_dict() for i, name in enumerate(names)
-        }
+    w = np.asarray(weights, dtype=np.float64)
+    result: dict[str, Any] = {"n": len(scores), "unweighted_records": int((w == 0).sum())}
+    for label, row_weights in (("overall", None), ("weighted", w)):
+        means = sob_means(matrix, row_weights)
+        bounds = sob_intervals(matrix, row_weights, samples=samples, seed=seed)
+        result[label] = {name: Estimate(float(means[i]), *bounds[i]).as_dict() for i, name in enumerate(names)}
     return result

@@ -1,10 +1,12 @@
-"""`python -m scoring`: score predictions on a release, and the curation numbers (thin over the library)."""
+"""`python -m scoring`: score SOB response files or predictions on a release, and the curation numbers
+(thin over the library)."""
 
 from __future__ import annotations
 
 import argparse
 import json
 import sys
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -17,11 +19,20 @@ from scoring.curation import (
     output_budget,
     summarize_agreement,
 )
-from scoring.evaluate import evaluate
+from scoring.evaluate import ModelResult, evaluate, score_models
 from scoring.flags import DEFAULT_MIN_CONSISTENCY, ambiguity, load_samples, read_samples, save_flags, save_samples
-from scoring.inputs import Predictions, Release, ScoringInputError, load_predictions, load_release
+from scoring.inputs import Predictions, Release, ScoringInputError, load_all_predictions, load_release
 from scoring.sampling import DEFAULT_TEMPERATURE
-from scoring.sob import CATEGORIES, METRICS
+from scoring.sob import CATEGORIES, METRICS, OPTION_FLAGS, SOB_FIELD, Modality, ScoringOptions
+from scoring.sob_files import (
+    ResponseFileError,
+    build_summary,
+    infer_modality,
+    output_name,
+    response_files,
+    score_file,
+    write_outputs,
+)
 from scoring.suspects import (
     DEFAULT_AGREE,
     DEFAULT_MAX_STED,
@@ -50,10 +61,32 @@ def _positive(text: str) -> int:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m scoring",
-        description="Score model predictions on a release with SOB's metrics (hardening, coverage gates, "
-        "complexity-weighted means with bootstrap CIs), ExtractBench field presets and STED; and report "
-        "curation numbers: suspect ground truths, draft-to-final agreement, output budget, array order, "
-        "ambiguous questions.",
+        description="Score model outputs with SOB's evaluator, exactly (its metrics, Draft 7, hardening, "
+        "coverage gates, complexity-weighted means and bootstrap CIs): SOB response files as they are "
+        "(--responses), or predictions on a release (--release, --predictions); with ExtractBench field "
+        "presets and STED; and report curation numbers: suspect ground truths, draft-to-final agreement, "
+        "output budget, array order, ambiguous questions.",
+    )
+    parser.add_argument(
+        "--responses",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="FILE_OR_DIR",
+        help="SOB response JSONL files (or folders of them), scored against the schema and ground truth each "
+        "line carries; no release needed (repeatable)",
+    )
+    parser.add_argument(
+        "--output-root",
+        type=Path,
+        metavar="DIR",
+        help="write SOB's eval_records.jsonl and eval_summary.json to DIR/<modality>/<model>/",
+    )
+    parser.add_argument(
+        "--modality",
+        choices=["auto", "text", "image", "audio"],
+        default="auto",
+        help="with --responses: the responses' modality (auto: from the file's path, as SOB)",
     )
     parser.add_argument(
         "--release", type=Path, metavar="DIR", help="a release folder (workspace/releases/<config>/<V>)"
@@ -63,8 +96,37 @@ def build_parser() -> argparse.ArgumentParser:
         type=Path,
         action="append",
         default=[],
-        metavar="FILE",
-        help="JSONL predictions, SOB response format or {record_id, response[, model_id]}; repeat for more models",
+        metavar="FILE_OR_DIR",
+        help="JSONL predictions (a file or a folder of *.jsonl), SOB response format or "
+        "{record_id, response[, model_id]}; repeat for more models",
+    )
+    refine = parser.add_argument_group(
+        "refinements of SOB's rules (off by default: the default is SOB's evaluator exactly)"
+    )
+    refine.add_argument(
+        "--parse-text", action="store_true", help="parse a response given as text with json.loads (SOB: text fails)"
+    )
+    refine.add_argument(
+        "--nullable-types",
+        action="store_true",
+        help="type safety follows nullable types, anyOf/allOf, $ref, free-form objects and maps, arrays "
+        "without items, enum and untyped leaves (SOB: one declared type via properties/items)",
+    )
+    refine.add_argument(
+        "--empty-containers",
+        action="store_true",
+        help="empty objects and arrays are leaves, so {} against {} scores 1 (SOB: no leaf, 0)",
+    )
+    refine.add_argument(
+        "--numeric-faithfulness",
+        action="store_true",
+        help="values compared as JSON: 3 and 3.0 agree (SOB faithfulness 0.667), true is not 1, and a "
+        "missing key scores 0 even when the truth is null (SOB: 1)",
+    )
+    refine.add_argument(
+        "--count-missing",
+        action="store_true",
+        help="with --release: a record without a prediction scores as a parse failure (SOB: not scored)",
     )
     parser.add_argument("--split", action="append", help="score only this split (repeatable; default all)")
     parser.add_argument(
@@ -154,16 +216,23 @@ def _check(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
         if args.sample_drafts is not None and not args.temperature > 0:
             parser.error("--temperature must be above 0: repeats at 0 would not vary")
         return
+    if args.bootstrap < 0:
+        parser.error("--bootstrap must be >= 0")
+    if args.responses:
+        if args.release is not None or args.predictions or args.suspects or args.curation:
+            parser.error(
+                "--responses scores SOB response files on their own: no --release, --predictions, "
+                "--suspects or --curation with it"
+            )
+        return
     if args.release is None:
-        parser.error("--release DIR is required (or use --ambiguity)")
+        parser.error("--release DIR is required (or use --responses FILE_OR_DIR, or --ambiguity)")
     if not args.predictions and not args.curation:
         parser.error("give --predictions FILE to score, or --curation for the curation numbers")
     if args.suspects and not args.predictions:
         parser.error("--suspects needs --predictions from several reference models")
     if args.send_back and not (args.suspects and args.workspace is not None):
         parser.error("--send-back needs --suspects and --workspace")
-    if args.bootstrap < 0:
-        parser.error("--bootstrap must be >= 0")
 
 
 def _fmt(estimate: dict[str, float]) -> str:
@@ -196,11 +265,101 @@ def _print_scores(report: dict[str, Any]) -> None:
             print(f"  {r['file']}:{r['line']}: {r['reason']}")
 
 
-def _load_predictions(paths: list[Path]) -> Predictions:
-    predictions = Predictions()
-    for path in paths:
-        predictions.add(load_predictions(path))
-    return predictions
+def _options(args: argparse.Namespace) -> ScoringOptions:
+    return ScoringOptions(**{name: getattr(args, name) for name in OPTION_FLAGS})
+
+
+def _fmt_sob(estimate: dict[str, Any]) -> str:
+    return f"{estimate['mean']:.3f} [{estimate['ci95_low']:.3f}, {estimate['ci95_high']:.3f}]"
+
+
+def _print_sob_summary(name: str, summary: dict[str, Any], folder: Path | None) -> None:
+    quality = summary["data_quality"]
+    print(
+        f"\n{name} ({', '.join(map(str, summary['model_ids']))}): {summary['num_records']} records from "
+        f"{summary['response_file']}; {quality['json_parse_fail_count']} not parsed, "
+        f"{quality['malformed_jsonl_line_count']} lines unusable"
+    )
+    overall, weighted = summary["summary"]["overall"], summary["summary"]["overall_weighted"]
+    print(f"  {'metric':<28} {'mean [95% CI]':<26} {'weighted mean [95% CI]'}")
+    for key, label in [*METRICS.items(), ("json_parse_success", "JSON Parse Success")]:
+        field = SOB_FIELD[key]
+        print(f"  {label:<28} {_fmt_sob(overall['metrics'][field]):<26} {_fmt_sob(weighted['metrics'][field])}")
+    for category in CATEGORIES:
+        print(
+            f"  {category:<28} {_fmt_sob(overall['category_scores'][category]):<26} "
+            f"{_fmt_sob(weighted['category_scores'][category])}"
+        )
+    for line in summary.get("rejected_lines", [])[:LISTED]:
+        print(f"  refused {line}")
+    for line in summary.get("duplicate_lines", [])[:LISTED]:
+        print(f"  duplicate {line}")
+    if folder is not None:
+        print(f"  wrote {folder / 'eval_records.jsonl'} and {folder / 'eval_summary.json'}")
+
+
+def _unique_names(wanted: dict[str, str], parents: dict[str, str]) -> dict[str, str]:
+    """Output folder names: SOB's, or with the parent's name in front where two would be the same."""
+    counts = Counter(wanted.values())
+    names = {key: name if counts[name] == 1 else f"{parents[key]}__{name}" for key, name in wanted.items()}
+    clashing = sorted(key for key, name in names.items() if list(names.values()).count(name) > 1)
+    if clashing:
+        raise ScoringInputError(f"these would write to one output folder: {', '.join(clashing)}")
+    return names
+
+
+def _score_responses(args: argparse.Namespace) -> dict[str, Any]:
+    """SOB's evaluate.py, file by file: every file is scored before anything is written."""
+    options = _options(args)
+    files = response_files(args.responses)
+    scored = []
+    for file in files:
+        result = score_file(file, infer_modality(file, args.modality), options)
+        if not result.records:
+            reason = "it is empty" if not result.rejections else f"{len(result.rejections)} lines refused"
+            first = f"; first: {result.rejections[0]}" if result.rejections else ""
+            raise ResponseFileError(f"no record to score in {file}: {reason}{first}")
+        scored.append(result)
+    keys = {r.path.as_posix(): r for r in scored}
+    names = _unique_names(
+        {key: output_name(r.path, r.modality) for key, r in keys.items()},
+        {key: r.path.parent.name for key, r in keys.items()},
+    )
+    report: dict[str, Any] = {"options": [n for n, on in vars(options).items() if on], "files": []}
+    for result in scored:
+        summary = build_summary(
+            result.path.as_posix(),
+            result.records,
+            result.modality,
+            malformed_lines=result.malformed_lines,
+            rejections=result.rejections,
+            duplicates=result.duplicates,
+            samples=args.bootstrap,
+            seed=args.seed,
+        )
+        folder = None
+        name = names[result.path.as_posix()]
+        if args.output_root is not None:
+            folder = args.output_root / result.modality / name
+            write_outputs(folder, result.records, summary, result.modality)
+        report["files"].append({"name": name, "output": str(folder or ""), "summary": summary})
+    return report
+
+
+def _release_outputs(root: Path, modality: Modality, results: list[ModelResult], samples: int, seed: int) -> list[Path]:
+    """SOB's two files per model for a release: DIR/<modality>/<model>/, named by the model id's last
+    part as SOB names its folders (`microsoft/phi-4` -> `phi-4`), by more of it where two collide."""
+    names = _unique_names(
+        {r.model: r.model.split("/")[-1] for r in results},
+        {r.model: "_".join(r.model.split("/")[:-1]) or "model" for r in results},
+    )
+    written = []
+    for result in results:
+        folder = root / modality / names[result.model]
+        summary = build_summary(f"{result.model} predictions", result.records, modality, samples=samples, seed=seed)
+        write_outputs(folder, result.records, summary, modality)
+        written.append(folder)
+    return written
 
 
 def _suspects(args: argparse.Namespace, release: Release, predictions: Predictions) -> dict[str, Any]:
@@ -333,27 +492,47 @@ def main(argv: list[str] | None = None) -> int:
     _check(args, parser)
     report: dict[str, Any] = {}
     try:
-        if args.ambiguity:
+        if args.responses:
+            report = _score_responses(args)
+        elif args.ambiguity:
             report["ambiguity"] = _ambiguity(args)
         else:
             release = load_release(args.release, args.split)
-            predictions = _load_predictions(args.predictions)
+            predictions = load_all_predictions(args.predictions) if args.predictions else Predictions()
             if args.predictions:
-                report |= evaluate(release, predictions, samples=args.bootstrap, seed=args.seed)
+                results = score_models(release, predictions, _options(args))
+                report |= evaluate(
+                    release,
+                    predictions,
+                    samples=args.bootstrap,
+                    seed=args.seed,
+                    options=_options(args),
+                    results=results,
+                )
+                if args.output_root is not None:
+                    written = _release_outputs(args.output_root, release.modality, results, args.bootstrap, args.seed)
+                    report["outputs"] = [str(folder) for folder in written]
             if args.suspects:
                 report["suspects"] = _suspects(args, release, predictions)
             if args.curation:
                 report["curation"] = _curation(args, release)
-    except (ScoringInputError, OSError, WorkspaceBusyError) as exc:
+        if args.output is not None:
+            args.output.parent.mkdir(parents=True, exist_ok=True)
+            args.output.write_text(
+                json.dumps(report, indent=2, ensure_ascii=False, default=str) + "\n", encoding="utf-8"
+            )
+    except (ScoringInputError, ResponseFileError, OSError, WorkspaceBusyError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    if args.output is not None:
-        args.output.write_text(json.dumps(report, indent=2, ensure_ascii=False, default=str) + "\n", encoding="utf-8")
     if args.json:
         print(json.dumps(report, indent=2, ensure_ascii=False, default=str))
         return 0
+    for scored in report.get("files", []):
+        _print_sob_summary(scored["name"], scored["summary"], Path(scored["output"]) if scored["output"] else None)
     if "models" in report:
         _print_scores(report)
+        for folder in report.get("outputs", []):
+            print(f"wrote {folder}/eval_records.jsonl and eval_summary.json")
     if "suspects" in report:
         suspects = report["suspects"]["suspects"]
         print(f"\n{len(suspects)} suspect records (models agreeing with each other, not with the ground truth):")

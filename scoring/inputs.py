@@ -3,24 +3,28 @@
 Predictions come one per line, in SOB's response format
 `{"metadata": {"record_id", "model_id", ...}, "input": {...}, "output": {"candidate_response", "ground_truth"}}`
 or as `{"record_id", "response"[, "model_id"]}`. A line without a model id takes the file's name
-(`gpt-4o.jsonl` -> `gpt-4o`). A response may be a parsed JSON value or the model's raw text. Lines
-that cannot be used are kept as rejections with their line number and reason, never dropped silently.
+(`gpt-4o.jsonl` -> `gpt-4o`; with the folder where two files share a name). Lines are read as SOB
+reads them (Python's `json`: big integers stay integers, `NaN` is a number). A response may be a
+parsed JSON value or the model's raw text (scored as text only with `--parse-text`). Lines that
+cannot be used are kept as rejections with their file, line number and reason, never dropped
+silently; an empty file, or one with no usable line, is an error.
 """
 
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import orjson
 import pyarrow.parquet as pq
 
 from exports.release import DATA_DIR, ReleaseError, verify_release
 from exports.splits import split_names
 from scoring.sob import MODALITY_OF_CONFIG, Modality
+from scoring.sob_files import Rejection, read_json_lines
 
 
 class ScoringInputError(ValueError):
@@ -113,17 +117,26 @@ class PredictionRejection:
 @dataclass
 class Predictions:
     by_model: dict[str, dict[str, Any]] = field(default_factory=dict)  # model -> record id -> response
+    origin: dict[str, dict[str, tuple[str, int]]] = field(default_factory=dict)  # model -> record id -> (file, line)
     rejections: list[PredictionRejection] = field(default_factory=list)
     lines: int = 0
 
     def add(self, other: Predictions) -> None:
         for model, responses in other.by_model.items():
             mine = self.by_model.setdefault(model, {})
+            where = self.origin.setdefault(model, {})
             for rid, response in responses.items():
+                file, line = other.origin[model][rid]
                 if rid in mine:
-                    self.rejections.append(PredictionRejection("", 0, f"duplicate prediction of {model} for {rid}"))
+                    first = where[rid]
+                    self.rejections.append(
+                        PredictionRejection(
+                            file, line, f"duplicate prediction of {model} for {rid} (first at {first[0]}:{first[1]})"
+                        )
+                    )
                 else:
                     mine[rid] = response
+                    where[rid] = (file, line)
         self.rejections.extend(other.rejections)
         self.lines += other.lines
 
@@ -153,32 +166,81 @@ def _parse_line(data: Any, default_model: str) -> tuple[str, str, Any]:
     return model, rid, response
 
 
+def prediction_files(paths: Iterable[Path | str]) -> list[Path]:
+    """Each file given, and the `*.jsonl` files of each folder given."""
+    files: list[Path] = []
+    for path in map(Path, paths):
+        if path.is_dir():
+            found = sorted(path.glob("*.jsonl"))
+            if not found:
+                raise ScoringInputError(f"predictions folder {path} holds no *.jsonl file")
+            files.extend(found)
+        elif path.is_file():
+            files.append(path)
+        else:
+            raise ScoringInputError(f"predictions file {path} does not exist")
+    return files
+
+
+def default_model_names(files: list[Path]) -> dict[Path, str]:
+    """The model name of a line without `model_id`: the file's name (`response_gpt-4o.jsonl` ->
+    `gpt-4o`), or its folder and name where two files share a name (`a/gpt-4o`, `b/gpt-4o`)."""
+    stems = {file: file.stem.removeprefix("response_") for file in files}
+    shared = {stem for stem, count in Counter(stems.values()).items() if count > 1}
+    names: dict[Path, str] = {}
+    for file, stem in stems.items():
+        if stem in shared:
+            stem = file.with_name(stem).as_posix().lstrip("/")
+        names[file] = stem
+    return names
+
+
 def load_predictions(path: Path | str, model: str | None = None) -> Predictions:
+    """One predictions file; an empty file, or one without a usable line, is an error naming it."""
     file = Path(path)
     if not file.is_file():
         raise ScoringInputError(f"predictions file {file} does not exist")
     default_model = model or file.stem.removeprefix("response_")
+    where = file.as_posix()
     result = Predictions()
-    with file.open(encoding="utf-8", errors="replace") as handle:
-        for line_no, line in enumerate(handle, 1):
-            if not line.strip():
-                continue
-            result.lines += 1
-            try:
-                data = orjson.loads(line)  # several times faster than json.loads on 100k-line files
-            except orjson.JSONDecodeError as exc:
-                result.rejections.append(PredictionRejection(file.name, line_no, f"not JSON: {exc}"))
-                continue
-            try:
-                model_id, rid, response = _parse_line(data, default_model)
-            except ValueError as exc:
-                result.rejections.append(PredictionRejection(file.name, line_no, str(exc)))
-                continue
-            responses = result.by_model.setdefault(model_id, {})
-            if rid in responses:
-                result.rejections.append(
-                    PredictionRejection(file.name, line_no, f"duplicate prediction of {model_id} for {rid}")
+    for line_no, data in read_json_lines(file):
+        result.lines += 1
+        if isinstance(data, Rejection):
+            result.rejections.append(PredictionRejection(data.file, data.line, data.reason))
+            continue
+        try:
+            model_id, rid, response = _parse_line(data, default_model)
+        except ValueError as exc:
+            result.rejections.append(PredictionRejection(where, line_no, str(exc)))
+            continue
+        responses = result.by_model.setdefault(model_id, {})
+        origin = result.origin.setdefault(model_id, {})
+        if rid in responses:
+            first = origin[rid][1]
+            result.rejections.append(
+                PredictionRejection(
+                    where, line_no, f"duplicate prediction of {model_id} for {rid} (first at line {first})"
                 )
-                continue
-            responses[rid] = response
+            )
+            continue
+        responses[rid] = response
+        origin[rid] = (where, line_no)
+    if result.lines == 0:
+        raise ScoringInputError(f"predictions file {file} is empty")
+    if not result.by_model:
+        first = result.rejections[0]
+        raise ScoringInputError(
+            f"predictions file {file} has no usable line ({len(result.rejections)} refused; "
+            f"first: {first.file}:{first.line}: {first.reason})"
+        )
     return result
+
+
+def load_all_predictions(paths: Iterable[Path | str]) -> Predictions:
+    """Every predictions file or folder given, with duplicates across files reported by file and line."""
+    files = prediction_files(paths)
+    names = default_model_names(files)
+    predictions = Predictions()
+    for file in files:
+        predictions.add(load_predictions(file, names[file]))
+    return predictions

@@ -1,34 +1,36 @@
-"""SOB's seven metrics for one response, with the hardening factor and the coverage gates.
+"""SOB's metrics for one response, with the hardening factor and the coverage gates.
 
-Definitions follow SOB's public evaluator (JigsawStack/sob `evaluate.py`, paper §4 and Appendix F):
+By default every rule is SOB's public evaluator's (JigsawStack/sob `evaluate.py`), so a record
+scores here what it scores there:
 
-- JSON pass rate (`json_pass_rate`): the response parses, its root is an object or array, the
-  record's schema is usable, and the response validates against it (formats off).
-- Value accuracy (`value_accuracy`): the share of ground-truth leaf paths whose predicted value at
-  the same path is equal (paths carry concrete array indices, so arrays are scored by index).
-- Faithfulness (`faithfulness`): the mean over ground-truth leaves of the token F1 between the
-  ground-truth value and the predicted value at the same path (lower case, no punctuation, no
-  articles; a missing path scores 0; an equal value scores 1, so 3 and 3.0 agree).
-- Path recall (`path_recall`): ground-truth leaf paths present in the response / ground-truth leaf paths.
-- Structure coverage (`structure_coverage`): F1 of the predicted and ground-truth leaf path sets.
-- Type safety (`type_safety`): predicted leaves whose JSON type the schema allows at their path /
-  predicted leaves (an integer is a number; a key the schema does not declare is a mismatch,
-  except inside a free-form object that declares no properties).
-- Perfect response (`perfect_response`): the response equals the ground truth as canonical JSON.
+- A response counts as parsed only when it is a JSON object or array (text, null, numbers and
+  booleans do not parse: SOB scores parsed objects, and its runners store `null` for a failed call).
+- JSON pass rate (`json_pass_rate`, SOB `schema_compliance`): the record's schema passes Draft 7's
+  metaschema and the response validates against it with Draft 7 (formats not asserted).
+- Leaf paths: keys joined by `.`, array items by `[i]`; empty objects and arrays have no leaf.
+- Value accuracy (`value_accuracy`, SOB `leaf_value_em`): true leaf paths whose predicted value is
+  `==` in Python (3 == 3.0 and true == 1) / true leaf paths; 1 when the truth has no leaf.
+- Faithfulness (`faithfulness`, SOB `value_token_f1`): mean over true leaves of the token F1 of the
+  two values written as text (lower case, no punctuation, no articles; 3.0 is "3 0", so 3 vs 3.0 is
+  0.667); a missing path is read as null, so a null truth whose key is missing scores 1.
+- Path recall and structure coverage (`path_recall`, `structure_coverage` = SOB `hier_path_recall`,
+  `path_set_f1`): recall and F1 of the predicted leaf paths; 0 when either side has none.
+- Type safety (`type_safety`, SOB `type_precision`): predicted leaves whose type is the one the
+  schema declares at that path, followed by `properties` and `items` only (`scoring.sob_paths`) /
+  predicted leaves; 0 for a response with no leaf.
+- Perfect response (`perfect_response`, SOB `strict_json_em`): the response (null when not parsed)
+  and the truth are the same text as sorted-key JSON. Not hardened.
+- Required key recall (SOB `required_key_recall`, reported per record, not in the means).
 
-Hardening: every metric but perfect response is multiplied by `parse x structured root x schema
-compliance`, so an invalid response scores 0. Coverage gate, on value accuracy and faithfulness
-only: text needs structure coverage >= 0.95 (else 0); image and audio get min(1, (F1 / 0.90)^2).
+Hardening: value accuracy, faithfulness, path recall, coverage and type safety are multiplied by
+`parse x structured root x schema compliance`. Coverage gate, on value accuracy and faithfulness:
+text needs structure coverage >= 0.95 (else 0); image and audio get min(1, (F1 / 0.90)^2).
 
-Sub-checks kept per record: `json_parse_success`, `json_root_structured`, `schema_valid_input`.
+Three departures from SOB's code, where SOB's evaluator stops with an exception instead of scoring:
+a remote `$ref` is not fetched (the response does not comply), a schema SOB's path reader cannot
+follow types nothing, and a response nested past Python's recursion limit is refused on its line.
 
-Where this module differs from SOB's code, on purpose (each keeps "the ground truth scored against
-itself gives 1.0"): values are compared as JSON (`true` != 1; SOB uses Python `==`); a nullable
-type (`["string", "null"]`, or an `anyOf` with a null branch) accepts null in type safety (SOB keeps
-only the non-null type); empty objects and arrays are leaves (see `scoring.paths`); a ratio over
-zero ground-truth paths is 1.0 when the response has none either. A response given as text is
-parsed with `json.loads` after trimming whitespace; text around the JSON (a Markdown fence, a
-preamble) is a parse failure, as in SOB, which scores only parsed objects.
+The toolkit's refinements are one named option each (`ScoringOptions`), off by default.
 """
 
 from __future__ import annotations
@@ -38,13 +40,12 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from referencing.exceptions import Unresolvable
+from jsonschema import Draft7Validator
+from referencing import Registry
 
-from scoring.paths import flatten
-from scoring.text import canonical, same_value, token_f1_counts, tokens
-from validation.cache import schema_key
-from validation.ground_truth import compiled_validator
-from validation.schema_check import check_schema, is_schema_usable
+from scoring import paths as toolkit_paths
+from scoring import sob_paths
+from scoring.text import same_value, token_f1_counts, tokens
 from validation.schema_nav import accepts, branches, item_schema, merge_all_of, property_schema, resolve
 
 Modality = Literal["text", "image", "audio"]
@@ -65,6 +66,19 @@ SUB_CHECKS: dict[str, str] = {
     "json_root_structured": "Structured JSON Root",
     "schema_valid_input": "Schema Valid Input",
 }
+# The toolkit's metric names -> SOB's field names in eval_records.jsonl and eval_summary.json.
+SOB_FIELD: dict[str, str] = {
+    "json_parse_success": "json_parse_success",
+    "json_root_structured": "json_root_structured",
+    "schema_valid_input": "schema_valid_input",
+    "json_pass_rate": "schema_compliance",
+    "value_accuracy": "leaf_value_em",
+    "faithfulness": "value_token_f1",
+    "path_recall": "hier_path_recall",
+    "structure_coverage": "path_set_f1",
+    "type_safety": "type_precision",
+    "perfect_response": "strict_json_em",
+}
 # SOB's five evaluation categories: a record's category score is the mean of its components.
 CATEGORIES: dict[str, tuple[str, ...]] = {
     "Long Context Extraction": ("value_accuracy", "faithfulness", "path_recall"),
@@ -77,6 +91,37 @@ TEXT_COVERAGE_THRESHOLD = 0.95
 SOFT_COVERAGE_TARGET = 0.90
 
 
+@dataclass(frozen=True)
+class ScoringOptions:
+    """The toolkit's refinements of SOB's rules; all off means SOB's evaluator exactly."""
+
+    # A response given as text is parsed with json.loads (SOB: text never parses).
+    parse_text: bool = False
+    # Type safety follows the schema as a validator does: nullable types, anyOf/oneOf/allOf, $ref,
+    # free-form objects and maps, arrays without items, enum and untyped leaves; a response with no
+    # leaf is type-safe (SOB: `properties`/`items` with one `type` only).
+    nullable_types: bool = False
+    # An empty object or array is a leaf, keys that are not plain names are quoted, and a ratio
+    # over no paths on either side is 1 (SOB: no leaf, so `{}` against `{}` scores 0 coverage).
+    empty_containers: bool = False
+    # Values compared as JSON: 3 equals 3.0 (faithfulness 1, SOB 0.667), true never equals 1,
+    # and a missing key scores 0 even when the truth is null (SOB: 1).
+    numeric_faithfulness: bool = False
+    # With a release: a record with no prediction scores as a parse failure in the model's means
+    # (SOB scores only the records a response file holds).
+    count_missing: bool = False
+
+
+SOB_RULES = ScoringOptions()
+OPTION_FLAGS: dict[str, str] = {  # option -> CLI flag
+    "parse_text": "--parse-text",
+    "nullable_types": "--nullable-types",
+    "empty_containers": "--empty-containers",
+    "numeric_faithfulness": "--numeric-faithfulness",
+    "count_missing": "--count-missing",
+}
+
+
 class NoResponse:
     """Marks a record the predictions file has no response for (scored as a parse failure)."""
 
@@ -85,6 +130,27 @@ class NoResponse:
 
 
 NO_RESPONSE = NoResponse()
+_NO_REMOTE_REFS = Registry()  # a schema's remote $ref is never fetched: it is unresolvable
+_schema_checks: dict[str, Draft7Validator | None] = {}
+
+
+def sob_json(value: Any) -> str:
+    """SOB's canonical spelling (`json.dumps`, sorted keys, compact): its perfect-response test."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def draft7_validator(schema: Any) -> Draft7Validator | None:
+    """The Draft 7 validator of a schema that passes Draft 7's metaschema, else None (cached)."""
+    if not isinstance(schema, dict):
+        return None
+    key = sob_json(schema)
+    if key not in _schema_checks:
+        try:
+            Draft7Validator.check_schema(schema)
+            _schema_checks[key] = Draft7Validator(json.loads(key), registry=_NO_REMOTE_REFS)
+        except Exception:  # noqa: BLE001 - any failure of the metaschema check is an unusable schema, as in SOB
+            _schema_checks[key] = None
+    return _schema_checks[key]
 
 
 @dataclass
@@ -94,31 +160,41 @@ class Reference:
     record_id: str
     ground_truth: Any
     schema: Any
+    options: ScoringOptions
     leaves: dict[str, Any]
     leaf_tokens: dict[str, Counter[str]]
-    canonical: bytes
-    schema_usable: bool
-    schema_key: str | None
+    canonical: str
+    validator: Draft7Validator | None
+    required: list[str]
     has_field_config: bool = False
-    # canonical response -> (schema compliance, type safety): the schema work, done once per distinct
-    # answer (models often give the same answer, and validation is the expensive part).
-    schema_memo: dict[bytes, tuple[bool, float]] = field(default_factory=dict, repr=False)
+    # canonical response -> (compliant, type safety, required key recall, missing required paths):
+    # the schema work, done once per distinct answer (models often give the same answer).
+    schema_memo: dict[str, tuple[bool, float, float, list[str]]] = field(default_factory=dict, repr=False)
+    type_memo: dict[str, str | None] = field(default_factory=dict, repr=False)
+
+    @property
+    def schema_usable(self) -> bool:
+        return self.validator is not None
 
     @classmethod
-    def build(cls, record_id: str, ground_truth: Any, schema: Any) -> Reference:
-        leaves = flatten(ground_truth)
-        key = schema_key(schema) if isinstance(schema, dict) else None
-        usable = isinstance(schema, dict) and is_schema_usable(check_schema(schema, key=key))
+    def build(cls, record_id: str, ground_truth: Any, schema: Any, options: ScoringOptions = SOB_RULES) -> Reference:
+        leaves = _flatten(ground_truth, options)
+        validator = draft7_validator(schema)
+        try:
+            required = sob_paths.required_paths(schema)
+        except RecursionError:
+            required = []
         return cls(
             record_id=record_id,
             ground_truth=ground_truth,
             schema=schema,
+            options=options,
             leaves=leaves,
             leaf_tokens={path: Counter(tokens(value)) for path, value in leaves.items()},
-            canonical=canonical(ground_truth),
-            schema_usable=usable,
-            schema_key=key,
-            has_field_config=usable and "evaluation_config" in canonical(schema).decode("utf-8"),
+            canonical=sob_json(ground_truth),
+            validator=validator,
+            required=required,
+            has_field_config=validator is not None and '"evaluation_config"' in sob_json(schema),
         )
 
 
@@ -127,7 +203,9 @@ class RecordScore:
     record_id: str
     metrics: dict[str, float]  # the seven metrics and the three sub-checks, hardened and gated
     raw: dict[str, float]  # value accuracy, faithfulness, path recall, coverage, type safety before hardening
-    missing_paths: list[str] = field(default_factory=list)
+    required_key_recall: float = 0.0
+    missing_paths: list[str] = field(default_factory=list)  # sorted, as SOB's missing_gt_paths
+    missing_required_paths: list[str] = field(default_factory=list)
     wrong_paths: list[str] = field(default_factory=list)
 
     def category(self, name: str) -> float:
@@ -135,23 +213,21 @@ class RecordScore:
         return sum(self.metrics[m] for m in components) / len(components)
 
 
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")  # Python's json accepts NaN and Infinity; JSON does not
+def _flatten(value: Any, options: ScoringOptions) -> dict[str, Any]:
+    return toolkit_paths.flatten(value) if options.empty_containers else sob_paths.flatten(value)
 
 
-def parse_response(response: Any) -> tuple[bool, Any]:
-    """(parsed?, value). Objects and arrays are taken as given; text must be exactly one JSON value."""
-    if response is NO_RESPONSE:
-        return False, None
+def parse_response(response: Any, *, parse_text: bool = False) -> tuple[bool, Any]:
+    """(parsed?, value): parsed means a JSON object or array; text only with `parse_text`."""
     if isinstance(response, dict | list):
         return True, response
-    if isinstance(response, str):
+    if parse_text and isinstance(response, str):
         try:
-            return True, json.loads(response.strip(), parse_constant=_reject_constant)
-        except ValueError:
+            value = json.loads(response.strip())
+        except (ValueError, RecursionError):  # RecursionError: nested past what Python can read
             return False, None
-    if response is None or isinstance(response, bool | int | float):
-        return True, response  # a bare JSON scalar parsed upstream: parsed, but not a structured root
+        if isinstance(value, dict | list):
+            return True, value
     return False, None
 
 
@@ -163,56 +239,111 @@ def coverage_gate(modality: Modality, structure_coverage: float) -> float:
     return min(1.0, (structure_coverage / SOFT_COVERAGE_TARGET) ** 2)
 
 
-def _ratio(numerator: float, denominator: float, *, empty: float) -> float:
+def _ratio(numerator: float, denominator: float, *, empty: float = 0.0) -> float:
     return numerator / denominator if denominator else empty
 
 
-def _complies(candidate: Any, reference: Reference) -> bool:
-    if not reference.schema_usable:
-        return False
+def _complies(candidate: Any, validator: Draft7Validator) -> bool:
     try:
-        return compiled_validator(reference.schema, key=reference.schema_key).is_valid(candidate)
-    except (Unresolvable, RecursionError, ValueError):
+        return validator.is_valid(candidate)
+    except Exception:  # noqa: BLE001 - SOB's evaluator stops here (unresolvable $ref, bad regex): no compliance
         return False
+
+
+def _sob_type_precision(candidate_leaves: dict[str, Any], reference: Reference) -> float:
+    if not candidate_leaves:
+        return 0.0
+    memo = reference.type_memo
+    matches = 0
+    for path, value in candidate_leaves.items():
+        if path not in memo:
+            memo[path] = sob_paths.type_at(reference.schema, path)
+        expected = memo[path]
+        matches += expected is not None and sob_paths.type_matches(value, expected)
+    return matches / len(candidate_leaves)
+
+
+def _required_recall(candidate: Any, reference: Reference) -> tuple[float, list[str]]:
+    wanted = sorted(set(reference.required))
+    if not wanted:
+        return 1.0, []
+    present = sob_paths.present_paths(candidate)
+    missing = [path for path in wanted if path not in present]
+    return (len(wanted) - len(missing)) / len(wanted), missing
+
+
+def _schema_work(
+    candidate: Any, spelled: str, predicted: dict[str, Any], reference: Reference
+) -> tuple[bool, float, float, list[str]]:
+    memo = reference.schema_memo.get(spelled)
+    if memo is None:
+        validator = reference.validator
+        assert validator is not None
+        if reference.options.nullable_types:
+            safety = type_safety_of(candidate, reference.schema)
+        else:
+            safety = _sob_type_precision(predicted, reference)
+        recall, missing = _required_recall(candidate, reference)
+        memo = (_complies(candidate, validator), safety, recall, missing)
+        reference.schema_memo[spelled] = memo
+    return memo
 
 
 def score_response(reference: Reference, response: Any, modality: Modality = "text") -> RecordScore:
-    """All metrics of one response against one reference (see the module docstring)."""
-    parsed, candidate = parse_response(response)
-    structured = parsed and isinstance(candidate, dict | list)
-    spelled = canonical(candidate) if parsed else b""
-    compliant, type_safety = False, 0.0
-    if structured:
-        memo = reference.schema_memo.get(spelled)
-        if memo is None:
-            compliant = _complies(candidate, reference)
-            type_safety = type_safety_of(candidate, reference.schema) if reference.schema_usable else 0.0
-            reference.schema_memo[spelled] = (compliant, type_safety)
-        else:
-            compliant, type_safety = memo
+    """All metrics of one response against one reference (see the module docstring). A response
+    nested past Python's recursion limit raises RecursionError: the caller refuses its line."""
+    options = reference.options
+    parsed, candidate = parse_response(response, parse_text=options.parse_text)
+    spelled = sob_json(candidate)  # null when not parsed, as in SOB
     truth = reference.leaves
-    identical = structured and spelled == reference.canonical
-    predicted = truth if identical else flatten(candidate) if structured else {}
+    # The same text means the same leaves, except that NaN is not == to itself (as in SOB).
+    identical = parsed and spelled == reference.canonical and "NaN" not in spelled
+    predicted = truth if identical else _flatten(candidate, options) if parsed else {}
+    if parsed and reference.validator is not None:
+        compliant, type_safety, required_recall, missing_required = _schema_work(
+            candidate, spelled, predicted, reference
+        )
+    else:
+        compliant, type_safety, required_recall = False, 0.0, 0.0
+        missing_required = list(reference.required)
     common = truth.keys() & predicted.keys()
-    path_recall = _ratio(len(common), len(truth), empty=1.0 if not predicted else 0.0)
+    if options.empty_containers:
+        path_recall = _ratio(len(common), len(truth), empty=1.0 if not predicted else 0.0)
+        both_empty = not truth and not predicted and parsed
+    else:
+        path_recall = _ratio(len(common), len(truth))
+        both_empty = False
     if truth and predicted:
         precision, recall = len(common) / len(predicted), len(common) / len(truth)
         coverage = 2 * precision * recall / (precision + recall) if common else 0.0
     else:
-        coverage = 1.0 if not truth and not predicted and structured else 0.0
+        coverage = 1.0 if both_empty else 0.0
+
     if identical:
         correct = list(truth)
+    elif options.numeric_faithfulness:
+        correct = [p for p in truth if p in predicted and same_value(truth[p], predicted[p])]
     else:
-        correct = [path for path in truth if path in predicted and same_value(truth[path], predicted[path])]
+        correct = [p for p in truth if p in predicted and truth[p] == predicted[p]]
     correct_set = set(correct)
-    value_accuracy = _ratio(len(correct), len(truth), empty=1.0 if structured else 0.0)
-    # An equal value has token F1 1; only the other leaves are tokenised.
-    f1_sum = len(correct) + sum(
-        token_f1_counts(reference.leaf_tokens[path], Counter(tokens(predicted[path])))
-        for path in truth
-        if path in predicted and path not in correct_set
-    )
-    faithfulness = _ratio(f1_sum, len(truth), empty=1.0 if structured else 0.0)
+    empty_truth = 1.0 if (parsed or not options.empty_containers) else 0.0
+    value_accuracy = _ratio(len(correct), len(truth), empty=empty_truth)
+    if options.numeric_faithfulness:  # an equal value scores 1; a missing path scores 0
+        f1_sum = len(correct) + sum(
+            token_f1_counts(reference.leaf_tokens[p], Counter(tokens(predicted[p])))
+            for p in truth
+            if p in predicted and p not in correct_set
+        )
+    else:  # SOB: every path by its tokens, a missing one read as null
+        f1_sum = (
+            float(len(truth))
+            if identical
+            else sum(
+                token_f1_counts(truth_tokens, Counter(tokens(predicted.get(p))))
+                for p, truth_tokens in reference.leaf_tokens.items()
+            )
+        )
+    faithfulness = _ratio(f1_sum, len(truth), empty=empty_truth)
 
     hardening = 1.0 if compliant else 0.0
     gate = coverage_gate(modality, coverage)
@@ -223,10 +354,10 @@ def score_response(reference: Reference, response: Any, modality: Modality = "te
         "path_recall": path_recall * hardening,
         "structure_coverage": coverage * hardening,
         "type_safety": type_safety * hardening,
-        "perfect_response": 1.0 if parsed and spelled == reference.canonical else 0.0,
+        "perfect_response": 1.0 if spelled == reference.canonical else 0.0,
         "json_parse_success": 1.0 if parsed else 0.0,
-        "json_root_structured": 1.0 if structured else 0.0,
-        "schema_valid_input": 1.0 if reference.schema_usable else 0.0,
+        "json_root_structured": 1.0 if parsed else 0.0,
+        "schema_valid_input": 1.0 if reference.validator is not None else 0.0,
     }
     raw = {
         "value_accuracy": value_accuracy,
@@ -239,7 +370,9 @@ def score_response(reference: Reference, response: Any, modality: Modality = "te
         record_id=reference.record_id,
         metrics=metrics,
         raw=raw,
-        missing_paths=[p for p in truth if p not in predicted],
+        required_key_recall=required_recall,
+        missing_paths=sorted(truth.keys() - predicted.keys()),
+        missing_required_paths=missing_required,
         wrong_paths=[p for p in truth if p in predicted and p not in correct_set],
     )
 

@@ -67,7 +67,7 @@ def find_suspect(
 ) -> Suspect | None:
     usable: list[tuple[str, Any]] = []
     for model, response in sorted(responses.items()):
-        parsed, value = parse_response(response)
+        parsed, value = parse_response(response, parse_text=True)  # a model's answer as text counts here
         if parsed and isinstance(value, dict | list):
             usable.append((model, value))
     if len(usable) < min_models:

@@ -12,7 +12,9 @@ import pytest
 from scoring.cli import main
 from scoring.evaluate import build_references, evaluate
 from scoring.inputs import ScoringInputError, load_predictions, load_release
-from scoring.sob import METRICS, score_response
+from scoring.sob import METRICS, OPTION_FLAGS, ScoringOptions, score_response
+
+TOOLKIT = ScoringOptions(**dict.fromkeys(OPTION_FLAGS, True))  # every refinement on
 
 
 def sob_line(record_id, model, response, truth=None):
@@ -26,7 +28,7 @@ def sob_line(record_id, model, response, truth=None):
 def test_ground_truth_scores_one_on_every_metric_for_every_record(scored_release):
     release = load_release(scored_release.path)
     assert len(release.records) == 24 and release.modality == "text"
-    references = build_references(release)
+    references = build_references(release, TOOLKIT)
     for rid, record in release.records.items():
         for response in (record.ground_truth, json.dumps(record.ground_truth)):
             metrics = score_response(references[rid], response, release.modality).metrics
@@ -55,6 +57,7 @@ def test_cli_scores_the_ground_truth_as_perfect(scored_release, tmp_path, factor
                 str(out),
                 "--bootstrap",
                 "100",
+                *OPTION_FLAGS.values(),
             ]
         )
         == 0
@@ -93,7 +96,7 @@ def test_wrong_missing_unknown_and_rejected_predictions_are_all_counted(scored_r
     reasons = {r.line: r.reason for r in predictions.rejections}
     assert set(reasons) == {21, 23, 24, 25}
     assert reasons[21].startswith("not JSON") and "response" in reasons[23] and "duplicate" in reasons[24]
-    report = evaluate(release, predictions, samples=50)
+    report = evaluate(release, predictions, samples=50, options=TOOLKIT)
     (model,) = report["models"]
     assert model["missing_predictions"] == 4 and model["unknown_records"] == 1
     assert model["unknown_record_examples"] == ["no-such-record"]

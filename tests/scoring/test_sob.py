@@ -7,7 +7,20 @@ import json
 import pytest
 
 from scoring.paths import flatten
-from scoring.sob import CATEGORIES, METRICS, NO_RESPONSE, Reference, coverage_gate, score_response, type_safety_of
+from scoring.sob import (
+    CATEGORIES,
+    METRICS,
+    NO_RESPONSE,
+    OPTION_FLAGS,
+    SOB_RULES,
+    Reference,
+    ScoringOptions,
+    coverage_gate,
+    score_response,
+    type_safety_of,
+)
+
+TOOLKIT = ScoringOptions(**dict.fromkeys(OPTION_FLAGS, True))  # every refinement on
 
 PERSON = {
     "type": "object",
@@ -16,8 +29,8 @@ PERSON = {
 }
 
 
-def ref(truth, schema=PERSON):
-    return Reference.build("r", truth, schema)
+def ref(truth, schema=PERSON, options=SOB_RULES):
+    return Reference.build("r", truth, schema, options)
 
 
 def test_appendix_f_worked_example():
@@ -71,10 +84,10 @@ NULLABLE = {
         {"title": "Dune", "sequel": "Dune 2", "awards": ["a", "b"], "cast": [], "meta": {"k": 1}, "rating": 8.5},
     ],
 )
-def test_ground_truth_against_itself_is_perfect(truth):
+def test_ground_truth_against_itself_is_perfect_with_the_refinements(truth):
     schema = PERSON if "city" in truth else NULLABLE
     for response in (truth, json.dumps(truth), "  " + json.dumps(truth) + "\n"):
-        metrics = score_response(ref(truth, schema), response).metrics
+        metrics = score_response(ref(truth, schema, TOOLKIT), response).metrics
         assert all(v == 1.0 for v in metrics.values()), metrics
 
 
@@ -99,14 +112,22 @@ def test_arrays_are_scored_by_index():
         ),  # fenced: SOB scores parsed JSON only
         ('Sure! {"name": "Alice"}', 0.0, 0.0),
         (NO_RESPONSE, 0.0, 0.0),
-        ("42", 1.0, 0.0),
-        ('"Alice"', 1.0, 0.0),
+        ("42", 0.0, 0.0),
+        ('"Alice"', 0.0, 0.0),
+        (None, 0.0, 0.0),  # SOB's runners store null for a failed call
+        (42, 0.0, 0.0),
+        (True, 0.0, 0.0),
+        ('{"name": "Alice", "age": 30, "city": "Paris"}', 0.0, 0.0),  # text: SOB parses only objects
     ],
 )
 def test_unparsed_or_scalar_responses_score_zero(response, parse, root):
-    m = score_response(ref({"name": "Alice", "age": 30, "city": "Paris"}), response).metrics
-    assert (m["json_parse_success"], m["json_root_structured"]) == (parse, root)
-    assert all(m[name] == 0.0 for name in METRICS)
+    for options in (ScoringOptions(), TOOLKIT):
+        m = score_response(ref({"name": "Alice", "age": 30, "city": "Paris"}, options=options), response).metrics
+        if options.parse_text and isinstance(response, str) and response.startswith("{"):
+            assert m["json_parse_success"] == 1.0 and m["perfect_response"] == 1.0  # --parse-text reads it
+            continue
+        assert (m["json_parse_success"], m["json_root_structured"]) == (parse, root)
+        assert all(m[name] == 0.0 for name in METRICS)
 
 
 def test_hardening_zeroes_a_response_that_breaks_the_schema():
@@ -124,11 +145,25 @@ def test_an_unusable_schema_fails_the_sub_check():
     assert score.metrics["perfect_response"] == 1.0  # canonical equality is not hardened, as in SOB
 
 
-def test_booleans_are_not_numbers_in_value_accuracy():
+def test_values_are_python_equal_by_default_and_json_equal_with_numeric_faithfulness():
     schema = {"type": "object", "properties": {"x": {}}}
-    assert score_response(ref({"x": 1}, schema), {"x": True}).metrics["value_accuracy"] == 0.0
-    assert score_response(ref({"x": 1}, schema), {"x": 1.0}).metrics["value_accuracy"] == 1.0
-    assert score_response(ref({"x": 1}, schema), {"x": "1"}).metrics["value_accuracy"] == 0.0
+    sob = {"x": True}, {"x": 1.0}, {"x": "1"}
+    assert [score_response(ref({"x": 1}, schema), r).metrics["value_accuracy"] for r in sob] == [1.0, 1.0, 0.0]
+    json_equal = ScoringOptions(numeric_faithfulness=True)
+    assert [score_response(ref({"x": 1}, schema, json_equal), r).metrics["value_accuracy"] for r in sob] == [
+        0.0,
+        1.0,
+        0.0,
+    ]
+
+
+def test_faithfulness_spells_numbers_as_sob_unless_numeric_faithfulness():
+    schema = {"type": "object", "properties": {"x": {"type": "number"}, "y": {"type": ["string", "null"]}}}
+    truth = {"x": 3, "y": None}
+    raw = score_response(ref(truth, schema), {"x": 3.0})  # "3" vs "3 0"; the missing y is read as null
+    assert raw.raw["faithfulness"] == pytest.approx((2 / 3 + 1.0) / 2)
+    numeric = score_response(ref(truth, schema, ScoringOptions(numeric_faithfulness=True)), {"x": 3.0})
+    assert numeric.raw["faithfulness"] == pytest.approx(0.5)  # 3 == 3.0 scores 1, the missing null key 0
 
 
 def test_faithfulness_gives_partial_credit_for_tokens():
@@ -191,8 +226,55 @@ def test_free_form_objects_and_arrays_type_anything_below_them():
     assert type_safety_of({"meta": {"a": "x", "b": "y"}}, closed) == 0.5
 
 
-def test_nan_and_infinity_are_not_json():
+def test_nan_is_a_number_as_sob_reads_it_and_never_equal_to_itself():
     schema = {"type": "object", "properties": {"a": {"type": ["number", "null"]}}}
-    for text in ('{"a": NaN}', '{"a": Infinity}', '{"a": -Infinity}'):
-        m = score_response(ref({"a": None}, schema), text).metrics
-        assert m["json_parse_success"] == 0.0 and m["perfect_response"] == 0.0
+    nan = float("nan")
+    m = score_response(ref({"a": nan}, schema), {"a": nan}).metrics
+    assert m["json_parse_success"] == 1.0 and m["json_pass_rate"] == 1.0
+    assert m["perfect_response"] == 1.0 and m["value_accuracy"] == 0.0  # same text, but NaN != NaN
+    assert m["faithfulness"] == 1.0  # "nan" against "nan"
+    text = ScoringOptions(parse_text=True)
+    for spelled in ('{"a": NaN}', '{"a": Infinity}', '{"a": -Infinity}'):
+        assert score_response(ref({"a": None}, schema, text), spelled).metrics["json_parse_success"] == 1.0
+
+
+def test_schemas_are_draft_7():
+    dependencies = {"type": "object", "properties": {"a": {}, "b": {}}, "dependencies": {"a": ["b"]}}
+    assert score_response(ref({"a": 1, "b": 2}, dependencies), {"a": 1}).metrics["json_pass_rate"] == 0.0
+    tuple_items = {"type": "object", "properties": {"p": {"type": "array", "items": [{"type": "integer"}]}}}
+    m = score_response(ref({"p": [1]}, tuple_items), {"p": [1]}).metrics
+    assert m["schema_valid_input"] == 1.0 and m["json_pass_rate"] == 1.0  # usable in Draft 7
+    prefix = {"type": "object", "properties": {"p": {"type": "array", "prefixItems": [{"type": "string"}]}}}
+    assert score_response(ref({"p": [1]}, prefix), {"p": [1]}).metrics["json_pass_rate"] == 1.0  # not a Draft 7 word
+
+
+def test_sob_type_safety_reads_one_declared_type_by_path():
+    schema = {
+        "type": "object",
+        "properties": {
+            "a": {"type": ["string", "null"]},
+            "b": {"anyOf": [{"type": "string"}, {"type": "null"}]},
+            "c": {"type": "array", "items": [{"type": "object", "properties": {"x": {"type": "string"}}}]},
+            "d": {"type": "number"},
+        },
+    }
+    truth = {"a": "x", "b": "y", "c": [{"x": "z"}], "d": 1}
+    sob = score_response(ref(truth, schema), truth)
+    assert sob.raw["type_safety"] == pytest.approx(2 / 4)  # a and d typed; anyOf and list-form items are not
+    refined = score_response(ref(truth, schema, ScoringOptions(nullable_types=True)), truth)
+    assert refined.raw["type_safety"] == 1.0
+    empty = score_response(ref({}, {"type": "object"}), {})
+    assert empty.raw["type_safety"] == 0.0 and empty.metrics["structure_coverage"] == 0.0  # SOB: no leaf, 0
+
+
+def test_required_key_recall_and_missing_paths_as_sob_lists_them():
+    schema = {
+        "type": "object",
+        "properties": {"p": {"type": "array", "items": {"type": "object", "required": ["q"]}}, "r": {}},
+        "required": ["p", "r"],
+    }
+    score = score_response(ref({"p": [{"q": 1}], "r": 2}, schema), {"p": [{}]})
+    assert score.required_key_recall == pytest.approx(1 / 3) and score.missing_required_paths == ["p[].q", "r"]
+    assert score.missing_paths == ["p[0].q", "r"]
+    unparsed = score_response(ref({"p": [{"q": 1}], "r": 2}, schema), "text")
+    assert unparsed.required_key_recall == 0.0 and unparsed.missing_required_paths == ["p", "p[].q", "r"]
