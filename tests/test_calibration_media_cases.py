@@ -23,6 +23,7 @@ FIELDS = {"id", "label", "kind", "note", "source", "source_id", "question", "jso
 FIELDS |= {"annotator", "context"}
 OPTIONAL = {"evidence"}
 CASES_PER_LABEL = 21
+MIN_TOP_LEVEL_PROPERTIES = 3  # the toolkit's record format: a schema's top level declares at least 3 properties
 PATH_STEP = re.compile(r"\.([A-Za-z_][A-Za-z0-9_]*)|\[(\d+)\]")
 
 
@@ -42,6 +43,17 @@ def leaf(value: Any, path: str) -> Any:
     return value
 
 
+def top_level_property_count(schema: dict[str, Any]) -> int:
+    """How many properties the schema's top level declares (0 when the top level is not an object)."""
+    return len(schema.get("properties", {})) if schema.get("type") == "object" else 0
+
+
+def test_top_level_property_count_sees_short_schemas() -> None:
+    described = {"type": "string", "description": "x"}
+    assert top_level_property_count({"type": "object", "properties": {"a": described, "b": described}}) == 2
+    assert top_level_property_count({"type": "array", "items": described}) == 0
+
+
 @pytest.mark.parametrize("part", PARTS)
 def test_cases_are_well_formed_and_balanced(part: str) -> None:
     cases = read_cases(part)
@@ -51,6 +63,8 @@ def test_cases_are_well_formed_and_balanced(part: str) -> None:
         assert FIELDS <= case.keys() <= FIELDS | OPTIONAL, case["id"]
         assert case["source"] == part and case["context"].strip() and case["kind"].strip(), case["id"]
         Draft202012Validator.check_schema(case["json_schema"])
+        count = top_level_property_count(case["json_schema"])
+        assert count >= MIN_TOP_LEVEL_PROPERTIES, f"{case['id']}: top level declares {count} properties"
         errors = [e.message for e in Draft202012Validator(case["json_schema"]).iter_errors(case["ground_truth"])]
         assert not errors, f"{case['id']}: {errors}"
         evidence, problems = parse_evidence_map(case.get("evidence"))

@@ -37,6 +37,7 @@ REQUIRED = {
 OPTIONAL = {"evidence", "seed_question", "seed_answer"}
 PATH_STEP = re.compile(r"\.([A-Za-z_][A-Za-z0-9_]*)|\[(\d+)\]")
 MISSING = object()
+MIN_TOP_LEVEL_PROPERTIES = 3  # the toolkit's record format: a schema's top level declares at least 3 properties
 
 
 @cache
@@ -91,6 +92,14 @@ def schema_problems(schema: dict[str, Any], where: str = "$") -> list[str]:
     return problems
 
 
+def top_level_problems(schema: dict[str, Any]) -> list[str]:
+    """The record format's rule for the top level: an object with at least 3 properties."""
+    count = len(schema.get("properties", {}))
+    if schema.get("type") != "object" or count < MIN_TOP_LEVEL_PROPERTIES:
+        return [f"$: the top level declares {count} properties; the record format needs {MIN_TOP_LEVEL_PROPERTIES}"]
+    return []
+
+
 def test_resolve_finds_and_misses_paths() -> None:
     doc = {"a": [{"b": 1}, {"b": None}], "c": {"d": "x"}}
     assert resolve(doc, "$.a[1].b") is None
@@ -106,6 +115,15 @@ def test_schema_problems_catches_open_and_undescribed_objects() -> None:
     assert any("additionalProperties" in p for p in problems)
     assert any("required" in p for p in problems)
     assert any("no description" in p for p in problems)
+
+
+def test_top_level_problems_catches_a_two_property_schema() -> None:
+    described = {"type": "string", "description": "x"}
+    two = {"type": "object", "properties": {"a": described, "b": described}}
+    three = {"type": "object", "properties": {"a": described, "b": described, "c": described}}
+    assert top_level_problems(two) and "2 properties" in top_level_problems(two)[0]
+    assert top_level_problems({"type": "array", "items": described})
+    assert top_level_problems(three) == []
 
 
 def test_set_is_balanced_and_ids_unique() -> None:
@@ -127,6 +145,7 @@ def test_case_is_well_formed(case: dict[str, Any]) -> None:
     schema = case["json_schema"]
     Draft202012Validator.check_schema(schema)
     assert schema_problems(schema) == []
+    assert top_level_problems(schema) == []
     errors = [e.message for e in Draft202012Validator(schema).iter_errors(case["ground_truth"])]
     assert errors == [], errors
     evidence, problems = parse_evidence_map(case.get("evidence"))
