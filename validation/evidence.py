@@ -32,14 +32,13 @@ from typing import Any, NamedTuple
 from core.evidence import Evidence
 from core.verdicts import GroundingIssue, ValidationFailure
 from validation import paths
-from validation.field_checks import affinity, check_field_ties, expand, window_words
+from validation.field_checks import affinity, check_field_ties, key_meaning, mentioned, window_words
 from validation.field_hints import hint_for
 from validation.grounding import NormalizedContext, is_grounded, is_negative_at, normalize_context, transcript_speakers
 from validation.normalise import matches_normalised, number_readings, same_number
 from validation.readings import (
     FieldHint,
     conversion_supports,
-    field_words,
     number_places,
     quote_supports,
     string_places,
@@ -513,15 +512,15 @@ def check_evidence(
         found = _occurrences(value, ctx) or _other_readings(value, ctx.raw, hint)
         return [(start, end) for start, end, _ in found]
 
-    check_field_ties(leaves, spans, layout, hints or {}, ground_truth, containers, speakers, result.doubt, find)
+    check_field_ties(leaves, spans, layout, hints, ground_truth, containers, speakers, result.doubt, find)
     return result
 
 
 def _by_field_words(places: list[tuple[int, int, str]], text: str, key: str) -> list[tuple[int, int, str]]:
     """The places of a value, those standing by its field's words first (stable otherwise): a year written
     twice is placed where "founded" stands, for a `founded_year`."""
-    wanted = expand(field_words(key))
-    if not wanted:
+    wanted = key_meaning(key)
+    if not wanted or not mentioned(wanted, _lowered(text)):
         return places
     scored = [(-affinity(window_words(text, start, end), wanted), n) for n, (start, end, _) in enumerate(places)]
     return [places[n] for _, n in sorted(scored)]

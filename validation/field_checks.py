@@ -19,11 +19,13 @@ flag for a person, never a rejection:
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from functools import lru_cache
 from typing import Any, Protocol
 
 from rapidfuzz import fuzz
 
+from validation.field_hints import hint_for
 from validation.readings import FieldHint, close, field_words, parse_unit, quantity_mentions, to_decimal
 
 # Words a field name uses, and the words a text uses for the same thing. Small on purpose: the checks flag,
@@ -97,7 +99,13 @@ Doubt = Callable[[str, str, str], None]  # (code, message, path)
 Finder = Callable[[Any, FieldHint], list[tuple[int, int]]]  # every place a value is written, however
 
 
-def expand(words: set[str]) -> set[str]:
+@lru_cache(maxsize=4096)
+def key_meaning(key: str) -> frozenset[str]:
+    """`expand` of a field key's words, once per key."""
+    return frozenset(expand(field_words(key)))
+
+
+def expand(words: Iterable[str]) -> set[str]:
     """A field's words with the words a text uses for them, and simple stems."""
     found = set()
     for word in words:
@@ -126,15 +134,30 @@ def window_words(
     return {w.lower().strip("'") for w in _WORDS.findall(window)}
 
 
-def affinity(words: set[str], field: set[str]) -> int:
-    return sum(1 for w in words if w in field or any(len(f) >= 5 and w.startswith(f) for f in field))
+def affinity(words: Iterable[str], field: frozenset[str] | set[str]) -> int:
+    """How many of the words are the field's (or begin with one of its words of five letters or more)."""
+    if not field:
+        return 0
+    prefixes = _long_words(field if isinstance(field, frozenset) else frozenset(field))
+    return sum(1 for w in words if w in field or (prefixes and w.startswith(prefixes)))
+
+
+@lru_cache(maxsize=4096)
+def _long_words(field: frozenset[str]) -> tuple[str, ...]:
+    return tuple(f for f in field if len(f) >= 5)
+
+
+def mentioned(field: frozenset[str] | set[str], lowered_text: str) -> bool:
+    """Does any of the field's words occur in the (lower-cased) text at all? When none does, no place of the
+    text stands by them, and the checks that look for them can stop at once."""
+    return any(word in lowered_text for word in field if len(word) >= 3)
 
 
 def check_field_ties(
     leaves: list[Any],
     spans: dict[str, tuple[int, int]],
     layout: Any,
-    hints: dict[str, FieldHint],
+    hints: dict[str, FieldHint] | None,
     ground_truth: Any,
     containers: dict[str, Any],
     speakers: frozenset[str],
@@ -143,7 +166,7 @@ def check_field_ties(
 ) -> None:
     text = layout.text
     for leaf in leaves:
-        hint = hints.get(leaf.path) or FieldHint(leaf.key or "")
+        hint = hint_for(hints, leaf.path, leaf.key)
         place = spans.get(leaf.path)
         value = leaf.value
         if place is not None and isinstance(value, int | float) and not isinstance(value, bool):
@@ -383,8 +406,8 @@ def _check_speaker(
         if other.parent == leaf.parent and other.path != leaf.path and other.path in spans
         and isinstance(other.value, str) and other.value.strip() not in (leaf.value,)
     ]  # fmt: skip
-    topic = expand(field_words(hint.key)) - _SPEAKER_WORDS - _GENERIC
-    about = [o for o in siblings if o.key and affinity(expand(field_words(o.key)), topic)]
+    topic = key_meaning(hint.key) - _SPEAKER_WORDS - _GENERIC
+    about = [o for o in siblings if o.key and affinity(key_meaning(o.key), topic)]
     if not siblings:
         return
     speaker = leaf.value.strip()
@@ -445,7 +468,7 @@ def _check_other_phrase(
     leaves: list[Any],
     spans: dict[str, tuple[int, int]],
     layout: LayoutLike,
-    hints: dict[str, FieldHint],
+    hints: dict[str, FieldHint] | None,
     find: Finder,
     doubt: Doubt,
 ) -> None:
@@ -453,13 +476,19 @@ def _check_other_phrase(
     its kind does: "formed in 2013 and debuted in 2014" given as a formation year 2014; "4,000 in all with 3,677
     seated" given as seated 4,000; "Euro Stoxx 50" given as a count of countries."""
     text = layout.text
+    lowered = text.lower()
     for leaf in leaves:
         if leaf.path not in spans or not leaf.key or shape_of(leaf.value) not in ("year", "number"):
             continue
-        own = expand(field_words(leaf.key)) - _GENERIC - {"year", "date", "number", "count", "total", "amount"}
+        own = key_meaning(leaf.key) - _GENERIC - {"year", "date", "number", "count", "total", "amount"}
         if not own:
             continue
-        places = find(leaf.value, hints.get(leaf.path) or FieldHint(leaf.key)) or [spans[leaf.path]]
+        if not mentioned(own, lowered):
+            continue  # the text never uses the field's words: no number stands by them
+        located = spans[leaf.path]
+        if affinity(window_words(text, *located, inside=True), own):
+            continue  # where it was placed, its field's words stand by it: the common case, settled cheaply
+        places = find(leaf.value, hint_for(hints, leaf.path, leaf.key)) or [located]
         if any(affinity(window_words(text, start, end, inside=True), own) for start, end in places):
             continue
         shape = shape_of(leaf.value)
@@ -500,6 +529,13 @@ def _rival_by_field_words(
 def shape_of(value: Any) -> str:
     """What kind of thing a value is, for comparing two fields: a year, another number, a date, a clock time, a
     name, a phrase."""
+    if isinstance(value, str | int | float):
+        return _shape(value)
+    return "other"
+
+
+@lru_cache(maxsize=65536, typed=True)
+def _shape(value: str | int | float) -> str:
     if isinstance(value, int | float):
         return "year" if isinstance(value, int) and 1000 <= value <= 2100 else "number"
     text = str(value).strip()
@@ -514,9 +550,10 @@ def shape_of(value: Any) -> str:
 
 
 def _check_swaps(
-    leaves: list[Any], spans: dict[str, tuple[int, int]], text: str, hints: dict[str, FieldHint], doubt: Doubt
+    leaves: list[Any], spans: dict[str, tuple[int, int]], text: str, hints: dict[str, FieldHint] | None, doubt: Doubt
 ) -> None:
     """Two siblings of one kind, each standing by the words of the other's field and not of its own."""
+    lowered = text.lower()
     by_parent: dict[str, list[Any]] = {}
     for leaf in leaves:
         if leaf.key and leaf.path in spans and not isinstance(leaf.value, bool) and leaf.value is not None:
@@ -526,9 +563,9 @@ def _check_swaps(
             for second in siblings[i + 1 :]:
                 if shape_of(first.value) != shape_of(second.value) or first.value == second.value:
                     continue
-                own_a = expand(field_words(first.key)) - expand(field_words(second.key))
-                own_b = expand(field_words(second.key)) - expand(field_words(first.key))
-                if not own_a or not own_b:
+                own_a = key_meaning(first.key) - key_meaning(second.key)
+                own_b = key_meaning(second.key) - key_meaning(first.key)
+                if not own_a or not own_b or not mentioned(own_a, lowered) or not mentioned(own_b, lowered):
                     continue
                 around_a = window_words(text, *spans[first.path])
                 around_b = window_words(text, *spans[second.path])

@@ -1,46 +1,79 @@
 """What the schema says about each leaf of a ground truth: its field's key, description and types, read into a
 `readings.FieldHint` (the unit a number is in, money, a count, a time of day). Checks that tie a value to its
-field read these; a leaf the schema does not describe gets a hint from its key alone."""
+field read these; a leaf the schema does not describe gets a hint from its key alone.
+
+Hints are worked out once per distinct schema, by walking the schema (not the data), and keyed by the leaf's
+path with its array positions left out (`$.people[].born`): records that share a schema share the walk.
+"""
 
 from __future__ import annotations
 
+import re
+from collections import OrderedDict
 from typing import Any
 
-from validation import paths
 from validation.readings import FieldHint, field_hint
-from validation.schema_nav import item_schema, property_schema, select, types_of
+from validation.schema_nav import branches, item_schema, merge_all_of, resolve, types_of
 
-MAX_LEAVES = 10_000  # a ground truth larger than this gets hints for its first leaves only
+MAX_NODES = 2_000  # schema nodes walked for hints; a larger schema gets hints for what was reached
+CACHE_SIZE = 1024
+_INDEX = re.compile(r"\[\d+\]")
+_cache: OrderedDict[str, dict[str, FieldHint]] = OrderedDict()
 
 
-def field_hints(ground_truth: Any, schema: Any) -> dict[str, FieldHint]:
-    """`FieldHint` by JSON path for every scalar leaf (and empty list) of the ground truth."""
-    hints: dict[str, FieldHint] = {}
-    root = schema if isinstance(schema, dict) else {}
-    stack: list[tuple[str, Any, Any, str, str]] = [("$", ground_truth, root, "", "")]
-    while stack and len(hints) < MAX_LEAVES:
-        path, value, node, key, inherited = stack.pop()
-        resolved = select(node, value, root) if isinstance(node, dict) and value is not None else None
-        if resolved is None and isinstance(node, dict):
-            resolved = node
-        description = ""
-        if isinstance(resolved, dict) and isinstance(resolved.get("description"), str):
-            description = resolved["description"]
-        if isinstance(value, dict):
-            for name, child in value.items():
-                declared, sub = property_schema(resolved, str(name)) if isinstance(resolved, dict) else (False, None)
-                stack.append((paths.child(path, str(name)), child, sub if declared else None, str(name), ""))
-        elif isinstance(value, list) and value:
-            for position, child in enumerate(value):
-                sub = item_schema(resolved, position) if isinstance(resolved, dict) else None
-                stack.append((paths.index(path, position), child, sub, key, description or inherited))
-        else:
-            types = types_of(resolved) if isinstance(resolved, dict) else frozenset()
-            hints[path] = field_hint(key, description or inherited, frozenset(types))
+def schema_hints(schema: Any, key: str | None = None) -> dict[str, FieldHint]:
+    """`FieldHint` by path pattern (`$.a[].b`) for every property the schema declares."""
+    if key is not None and key in _cache:
+        _cache.move_to_end(key)
+        return _cache[key]
+    hints = _walk(schema)
+    if key is not None:
+        _cache[key] = hints
+        if len(_cache) > CACHE_SIZE:
+            _cache.popitem(last=False)
     return hints
 
 
+def _walk(schema: Any) -> dict[str, FieldHint]:
+    hints: dict[str, FieldHint] = {}
+    if not isinstance(schema, dict):
+        return hints
+    stack: list[tuple[str, Any, str, str]] = [("$", schema, "", "")]
+    budget = MAX_NODES
+    while stack and budget > 0:
+        budget -= 1
+        path, node, name, inherited = stack.pop()
+        node = resolve(node, schema)
+        if not isinstance(node, dict):
+            continue
+        if isinstance(node.get("allOf"), list):
+            node = merge_all_of(node, schema)
+        description = node.get("description") if isinstance(node.get("description"), str) else ""
+        alternatives = branches(node)
+        if alternatives is not None:
+            for branch in reversed(alternatives):  # the first branch's hint wins
+                stack.append((path, branch, name, description or inherited))
+            continue
+        properties = node.get("properties")
+        if isinstance(properties, dict):
+            for child, sub in properties.items():
+                stack.append((f"{path}.{child}", sub, str(child), ""))
+        items = item_schema(node, 0)
+        if items is not None:
+            stack.append((f"{path}[]", items, name, description or inherited))
+        if path not in hints or not hints[path].description:
+            hints[path] = field_hint(name, description or inherited, frozenset(types_of(node)))
+    return hints
+
+
+def field_hints(ground_truth: Any, schema: Any, key: str | None = None) -> dict[str, FieldHint]:
+    """The schema's hints, keyed by path pattern; `hint_for` reads a leaf's."""
+    return schema_hints(schema, key)
+
+
 def hint_for(hints: dict[str, FieldHint] | None, path: str, key: str | None) -> FieldHint:
-    if hints and path in hints:
-        return hints[path]
+    if hints:
+        found = hints.get(_INDEX.sub("[]", path)) if "[" in path else hints.get(path)
+        if found is not None:
+            return found
     return field_hint(key or "")

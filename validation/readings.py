@@ -78,13 +78,14 @@ class FieldHint:
     is_time: bool = False
 
     @property
-    def words(self) -> set[str]:
+    def words(self) -> frozenset[str]:
         return field_words(self.key, self.description)
 
 
-def field_words(key: str, description: str = "") -> set[str]:
+@lru_cache(maxsize=8192)
+def field_words(key: str, description: str = "") -> frozenset[str]:
     text = re.sub(r"([a-z])([A-Z])", r"\1 \2", f"{key} {description}")
-    return {w for w in re.split(r"[^a-z0-9]+", text.lower()) if w}
+    return frozenset(w for w in re.split(r"[^a-z0-9]+", text.lower()) if w)
 
 
 @lru_cache(maxsize=4096)
