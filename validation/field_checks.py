@@ -147,6 +147,11 @@ def _long_words(field: frozenset[str]) -> tuple[str, ...]:
     return tuple(f for f in field if len(f) >= 5)
 
 
+@lru_cache(maxsize=64)
+def lowered_text(text: str) -> str:
+    return text.lower()
+
+
 def mentioned(field: frozenset[str] | set[str], lowered_text: str) -> bool:
     """Does any of the field's words occur in the (lower-cased) text at all? When none does, no place of the
     text stands by them, and the checks that look for them can stop at once."""
@@ -476,7 +481,7 @@ def _check_other_phrase(
     its kind does: "formed in 2013 and debuted in 2014" given as a formation year 2014; "4,000 in all with 3,677
     seated" given as seated 4,000; "Euro Stoxx 50" given as a count of countries."""
     text = layout.text
-    lowered = text.lower()
+    lowered = lowered_text(text)
     for leaf in leaves:
         if leaf.path not in spans or not leaf.key or shape_of(leaf.value) not in ("year", "number"):
             continue
@@ -553,25 +558,35 @@ def _check_swaps(
     leaves: list[Any], spans: dict[str, tuple[int, int]], text: str, hints: dict[str, FieldHint] | None, doubt: Doubt
 ) -> None:
     """Two siblings of one kind, each standing by the words of the other's field and not of its own."""
-    lowered = text.lower()
+    lowered = lowered_text(text)
     by_parent: dict[str, list[Any]] = {}
     for leaf in leaves:
         if leaf.key and leaf.path in spans and not isinstance(leaf.value, bool) and leaf.value is not None:
             by_parent.setdefault(leaf.parent, []).append(leaf)
     for siblings in by_parent.values():
-        for i, first in enumerate(siblings):
-            for second in siblings[i + 1 :]:
-                if shape_of(first.value) != shape_of(second.value) or first.value == second.value:
-                    continue
-                own_a = key_meaning(first.key) - key_meaning(second.key)
-                own_b = key_meaning(second.key) - key_meaning(first.key)
-                if not own_a or not own_b or not mentioned(own_a, lowered) or not mentioned(own_b, lowered):
-                    continue
-                around_a = window_words(text, *spans[first.path])
-                around_b = window_words(text, *spans[second.path])
-                if affinity(around_a, own_b) > affinity(around_a, own_a) and affinity(around_b, own_a) > affinity(
-                    around_b, own_b
-                ):
-                    message = f"{first.key!r} and {second.key!r} may be swapped: each value stands by the other's words"
-                    doubt("possible_swap", message, first.path)
-                    doubt("possible_swap", message, second.path)
+        if len(siblings) < 2:
+            continue
+        by_shape: dict[str, list[Any]] = {}
+        for leaf in siblings:
+            by_shape.setdefault(shape_of(leaf.value), []).append(leaf)
+        for group in by_shape.values():
+            _swaps_in(group, spans, text, lowered, doubt)
+
+
+def _swaps_in(group: list[Any], spans: dict[str, tuple[int, int]], text: str, lowered: str, doubt: Doubt) -> None:
+    for i, first in enumerate(group):
+        for second in group[i + 1 :]:
+            if first.value == second.value:
+                continue
+            own_a = key_meaning(first.key) - key_meaning(second.key)
+            own_b = key_meaning(second.key) - key_meaning(first.key)
+            if not own_a or not own_b or not mentioned(own_a, lowered) or not mentioned(own_b, lowered):
+                continue
+            around_a = window_words(text, *spans[first.path])
+            around_b = window_words(text, *spans[second.path])
+            if affinity(around_a, own_b) > affinity(around_a, own_a) and affinity(around_b, own_a) > affinity(
+                around_b, own_b
+            ):
+                message = f"{first.key!r} and {second.key!r} may be swapped: each value stands by the other's words"
+                doubt("possible_swap", message, first.path)
+                doubt("possible_swap", message, second.path)
