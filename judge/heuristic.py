@@ -225,7 +225,7 @@ def _answer_match(answer: str, flat: list[Leaf], question: str, derived: set[str
                     if ok
                     else (10, f"{path} says {text!r}, the seed answer is {answer!r}")
                 )
-            return 40, f"cannot tell which boolean answers the question; the seed answer is {answer!r}"
+            return 60, f"cannot tell which boolean answers the question; the seed answer is {answer!r}"
         path, value = found
         if value == truth:
             return 100, f"the seed answer {answer!r} is the boolean at {path}"

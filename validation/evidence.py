@@ -482,6 +482,10 @@ def check_evidence(
             result.grounded += 1
             result.support["speaker"] += 1
             continue
+        if layout.is_transcript and isinstance(value, str) and _is_line_time(value.strip(), context):
+            result.grounded += 1
+            result.support["timestamp"] += 1  # when in the meeting something was said: a line's own time
+            continue
         place = _locate(leaf, ctx, layout, anchors, result, hint_for(hints, leaf.path, leaf.key))
         if place is None:
             if is_grounded(value, ctx):  # paraphrase-tolerant: normalised or fuzzy, no offsets
@@ -524,6 +528,12 @@ def _by_field_words(places: list[tuple[int, int, str]], text: str, key: str) -> 
         return places
     scored = [(-affinity(window_words(text, start, end), wanted), n) for n, (start, end, _) in enumerate(places)]
     return [places[n] for _, n in sorted(scored)]
+
+
+def _is_line_time(value: str, context: str) -> bool:
+    """A value that is the `[m:ss]` time of one of the transcript's lines, written with or without brackets."""
+    bare = value.strip("[] ")
+    return bool(re.fullmatch(r"\d{1,3}:\d{2}(?::\d{2})?", bare)) and f"\n[{bare}] " in f"\n{context}"
 
 
 def _computed_from_leaves(value: Any, leaves: list[Leaf]) -> bool:

@@ -45,7 +45,7 @@ _SAME_MEANING: dict[str, set[str]] = {
     "objector": {"objected", "against", "disagreed", "but"}, "height": {"tall", "high", "height"},
     "width": {"wide", "width"}, "length": {"long", "length"}, "depth": {"deep", "depth"},
     "price": {"price", "cost", "costs", "sell", "priced"}, "cost": {"cost", "costs", "price"},
-    "deadline": {"by", "until", "deadline", "due", "before"}, "capacity": {"capacity", "seats", "seated", "holds"},
+    "deadline": {"by", "until", "deadline", "due", "before"}, "capacity": {"capacity", "holds"},
 }  # fmt: skip
 _GENERIC = {
     "name", "value", "the", "of", "in", "number", "num", "count", "total", "year", "date", "type", "id", "is", "was",
@@ -135,7 +135,7 @@ def window_words(
 
 
 def affinity(words: Iterable[str], field: frozenset[str] | set[str]) -> int:
-    """How many of the words are the field's (or begin with one of its words of five letters or more)."""
+    """How many of the words are the field's (or begin with one of its words of four letters or more)."""
     if not field:
         return 0
     prefixes = _long_words(field if isinstance(field, frozenset) else frozenset(field))
@@ -144,7 +144,7 @@ def affinity(words: Iterable[str], field: frozenset[str] | set[str]) -> int:
 
 @lru_cache(maxsize=4096)
 def _long_words(field: frozenset[str]) -> tuple[str, ...]:
-    return tuple(f for f in field if len(f) >= 5)
+    return tuple(f for f in field if len(f) >= 4)
 
 
 @lru_cache(maxsize=64)
@@ -442,16 +442,26 @@ def _check_duplicates(containers: dict[str, Any], doubt: Doubt) -> None:
             continue
         seen: list[str] = []
         for position, item in enumerate(value):
-            text = _plain(str(item)) if not isinstance(item, dict) else _item_text(item)
+            exact = isinstance(item, dict)  # objects differ by one field (two speakers saying "yeah")
+            text = _plain(str(item)) if not exact else _item_text(item)
             if not text:
                 continue
             for earlier in seen:
-                if text == earlier or (len(text) >= 12 and fuzz.ratio(text, earlier) >= 92):
+                if text == earlier or (
+                    not exact and ((len(text) >= 12 and fuzz.ratio(text, earlier) >= 92) or _abbreviates(text, earlier))
+                ):
                     doubt(
                         "duplicate_item", f"item {position} repeats an earlier item of the list", f"{path}[{position}]"
                     )
                     break
             seen.append(text)
+
+
+def _abbreviates(a: str, b: str) -> bool:
+    """One item is the initials of the other ("pm" and "philip morris")."""
+    short, long = (a, b) if len(a) < len(b) else (b, a)
+    words = long.split()
+    return 2 <= len(short) <= 6 and " " not in short and len(words) >= 2 and "".join(w[0] for w in words) == short
 
 
 def _plain(text: str) -> str:
@@ -482,25 +492,39 @@ def _check_other_phrase(
     seated" given as seated 4,000; "Euro Stoxx 50" given as a count of countries."""
     text = layout.text
     lowered = lowered_text(text)
+    siblings: dict[tuple[str, str], set[str]] = {}  # (parent, shape) -> keys
+    for leaf in leaves:
+        if leaf.key:
+            siblings.setdefault((leaf.parent, shape_of(leaf.value)), set()).add(leaf.key)
+    names = [leaf.value for leaf in leaves if isinstance(leaf.value, str) and shape_of(leaf.value) == "name"]
     for leaf in leaves:
         if leaf.path not in spans or not leaf.key or shape_of(leaf.value) not in ("year", "number"):
             continue
-        own = key_meaning(leaf.key) - _GENERIC - {"year", "date", "number", "count", "total", "amount"}
-        if not own:
-            continue
-        if not mentioned(own, lowered):
+        # The field's own words: not those it shares with a sibling of its kind (`seated_capacity` beside
+        # `total_capacity` is "seated", not "capacity"; `formed_by`, a name, takes nothing from `formed_year`).
+        kin = siblings.get((leaf.parent, shape_of(leaf.value)), set())
+        shared = set().union(*(key_meaning(k) for k in kin if k != leaf.key))
+        own = key_meaning(leaf.key) - shared - _GENERIC - {"year", "date", "number", "count", "total", "amount"}
+        if not own or not mentioned(own, lowered):
             continue  # the text never uses the field's words: no number stands by them
         located = spans[leaf.path]
-        if affinity(window_words(text, *located, inside=True), own):
+        if affinity(
+            window_words(text, *located, before=_NEAR_BEFORE, after=_NEAR_AFTER, inside=True), own
+        ) and (not names or _names_near(layout, located[0], names)):
             continue  # where it was placed, its field's words stand by it: the common case, settled cheaply
         places = find(leaf.value, hint_for(hints, leaf.path, leaf.key)) or [located]
-        if any(affinity(window_words(text, start, end, inside=True), own) for start, end in places):
+        # Only where the record's own entities are written: another entity's "formed in 2014" says nothing.
+        about = [p for p in places if _names_near(layout, p[0], names)] or places
+        if any(
+            affinity(window_words(text, start, end, before=_NEAR_BEFORE, after=_NEAR_AFTER, inside=True), own)
+            for start, end in about
+        ):
             continue
         shape = shape_of(leaf.value)
         number = to_decimal(leaf.value)
         if number is None:
             continue
-        rival = _rival_by_field_words(text, layout, places, shape, number, own)
+        rival = _rival_by_field_words(text, layout, about, shape, number, own)
         if rival is not None:
             start, end = rival
             doubt(
@@ -511,11 +535,34 @@ def _check_other_phrase(
             )
 
 
+_NEAR_BEFORE, _NEAR_AFTER = 28, 14  # characters around a number that say what it counts
+
+
+def _comparable(other: Any, number: Any) -> bool:
+    """Numbers of one order of magnitude (a fraction and a count, or 754 and 803,600, are not rivals)."""
+    a, b = abs(float(other)), abs(float(number))
+    if a == 0 or b == 0:
+        return a == b
+    return max(a, b) / min(a, b) <= 10 or (a < 1) == (b < 1) and max(a, b) / min(a, b) <= 100
+
+
+def _names_near(layout: LayoutLike, offset: int, names: list[str]) -> bool:
+    if not names:
+        return False
+    clause = _clause(layout, offset).lower()
+    return any(name.lower() in clause for name in names[:8])
+
+
 def _rival_by_field_words(
     text: str, layout: LayoutLike, places: list[tuple[int, int]], shape: str, number: Any, own: set[str]
 ) -> tuple[int, int] | None:
     """Another number of the same kind, in a sentence where the value is written, that stands by the field's
     words."""
+    ends = dict(places)
+
+    def end_of(start: int) -> int:
+        return min(ends.get(start, start), len(text) - 1)
+
     for start, _ in places[:16]:
         line_start, line_end = layout.line(start)
         for match in _NUMBER_IN_TEXT.finditer(text, line_start, line_end):
@@ -523,9 +570,11 @@ def _rival_by_field_words(
                 continue
             other = match.group().replace(",", "")
             other_value: Any = int(other) if other.isdigit() else float(other)
-            if shape_of(other_value) != shape or close(other_value, number):
+            if shape_of(other_value) != shape or close(other_value, number) or not _comparable(other_value, number):
                 continue
-            words = window_words(text, match.start(), match.end(), before=24, after=16, inside=True)
+            if (text[match.end() : match.end() + 1] == "%") != (text[end_of(start)] == "%"):
+                continue  # a percentage is no rival of a count, nor the other way round
+            words = window_words(text, match.start(), match.end(), before=_NEAR_BEFORE, after=_NEAR_AFTER, inside=True)
             if affinity(words, own):
                 return match.start(), match.end()
     return None

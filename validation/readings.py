@@ -180,13 +180,16 @@ def to_decimal(value: Any) -> Decimal | None:
 
 
 def close(a: Decimal | float, b: Decimal | float, *, rounding: Decimal | None = None) -> bool:
-    """Equal, or equal after rounding to the curator's precision (804.7 for 804.672), or within 0.5%."""
+    """Equal; with `rounding` (a converted value), also equal to the curator's precision (804.7 for 804.672) or
+    within 0.5%."""
     x, y = Decimal(str(a)), Decimal(str(b))
     if abs(x - y) <= Decimal("1e-9") * max(Decimal(1), abs(x)):
         return True
-    if rounding is not None and abs(x - y) <= rounding / 2 + Decimal("1e-12"):
+    if rounding is None:
+        return False
+    if abs(x - y) <= rounding / 2 + Decimal("1e-12"):
         return True
-    return abs(x - y) <= Decimal("0.005") * max(abs(x), abs(y)) and abs(x - y) < max(abs(x), abs(y))
+    return abs(x - y) <= Decimal("0.005") * max(abs(x), abs(y))
 
 
 def precision_of(value: Decimal) -> Decimal:
