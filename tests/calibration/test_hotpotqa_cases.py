@@ -34,7 +34,7 @@ REQUIRED = {
     "ground_truth",
     "annotator",
 }
-OPTIONAL = {"evidence", "seed_question", "seed_answer"}
+OPTIONAL = {"evidence", "seed_question", "seed_answer", "split"}
 PATH_STEP = re.compile(r"\.([A-Za-z_][A-Za-z0-9_]*)|\[(\d+)\]")
 MISSING = object()
 MIN_TOP_LEVEL_PROPERTIES = 3  # the toolkit's record format: a schema's top level declares at least 3 properties
