@@ -271,7 +271,7 @@ def _field_places(words: set[str], text: str) -> list[int]:
     """Offsets where the field's distinctive words stand in the text."""
     places = []
     for word in sorted(words, key=len, reverse=True):
-        if len(word) < 4 or word in _GENERIC:
+        if len(word) < 3 or word in _GENERIC:
             continue
         for match in re.finditer(rf"\b{re.escape(word)}", text, re.IGNORECASE):
             places.append(match.start())
@@ -284,7 +284,7 @@ def _check_boolean(
     leaf: LeafLike, hint: FieldHint, layout: LayoutLike, spans: dict[str, tuple[int, int]], doubt: Doubt
 ) -> None:
     place = spans.get(leaf.path)
-    words = {w for w in field_words(hint.key) if w not in {"is", "has", "was", "were", "are", "does", "did"}}
+    words = {w for w in key_meaning(hint.key) if w not in {"is", "has", "was", "were", "are", "does", "did"}}
     offsets = [place[0]] if place is not None else _field_places(words, layout.text)
     if not offsets:
         return

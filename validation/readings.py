@@ -335,6 +335,9 @@ _QUANTITY = re.compile(
 )
 
 
+_UNIT_NAMES = frozenset(_UNIT_WORDS.values())
+
+
 @lru_cache(maxsize=1)
 def _registry() -> Any:
     import pint
@@ -347,6 +350,8 @@ def parse_unit(word: str) -> Any:
     """The pint unit a unit word in a text names, or None ("miles" -> mile, "km/h" -> kilometer / hour)."""
     cleaned = word.strip().lower().rstrip(".")
     name = _UNIT_WORDS.get(cleaned) or _UNIT_WORDS.get(cleaned.replace(" ", ""))
+    if name is None and word.strip() in _UNIT_NAMES:
+        name = word.strip()  # already a unit's name ("centimeter", from a field hint)
     if name is None:
         return None
     try:

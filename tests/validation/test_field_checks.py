@@ -1,0 +1,123 @@
+"""Each check that ties a value to its field raises its doubt on a wrong value and stays quiet on a right one."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from core.evidence import parse_evidence_map
+from validation.evidence import check_evidence
+from validation.field_hints import field_hints
+
+
+def _schema(value: Any) -> dict[str, Any]:
+    if isinstance(value, dict):
+        return {"type": "object", "properties": {k: _schema(v) for k, v in value.items()}}
+    if isinstance(value, list):
+        return {"type": "array", "items": _schema(value[0]) if value else {}}
+    if isinstance(value, bool):
+        return {"type": "boolean"}
+    if isinstance(value, int | float):
+        return {"type": "number"}
+    return {"type": ["string", "null"]}
+
+
+def doubts(truth: dict[str, Any], context: str, evidence: dict[str, Any] | None = None) -> set[tuple[str, str]]:
+    """The field checks' doubts (a null without `absent` evidence is doubted anyway, by another check)."""
+    parsed, problems = parse_evidence_map(evidence or {})
+    assert not problems
+    result = check_evidence(truth, context, parsed, field_hints(truth, _schema(truth)))
+    return {(issue.code, issue.path) for issue in result.issues if issue.code != "unexplained_null"}
+
+
+ARENA = "The Colisee is a 4,000 capacity (3,677 seated) arena in Lewiston, Maine, that opened in 1958."
+BAND = "Winner is a South Korean boy group formed in 2013 by YG Entertainment and debuted in 2014."
+
+
+@pytest.mark.parametrize(
+    ("truth", "context", "code", "path"),
+    [
+        (
+            {"arena": "Colisee", "seated_capacity": 4000, "total_capacity": 3677},
+            ARENA,
+            "value_from_other_phrase",
+            "$.seated_capacity",
+        ),
+        (
+            {"group": "Winner", "formed_by": "YG Entertainment", "formed_year": 2014},
+            BAND,
+            "value_from_other_phrase",
+            "$.formed_year",
+        ),
+        (
+            {"tower": "Mast", "height_cm": 1.2, "city": "Elsford"},
+            "The Mast in Elsford is 1.2 metres tall.",
+            "unit_mismatch",
+            "$.height_cm",
+        ),
+        (
+            {"project": "Scout", "cost_usd": 43, "city": "Kansas City"},
+            "Scout, in Kansas City, cost $43 million.",
+            "scale_dropped",
+            "$.cost_usd",
+        ),
+        (
+            {"firm": "Acme", "supports_usb": True, "year": 2001},
+            "Acme dropped USB support in 2001; USB is discontinued.",
+            "boolean_against_text",
+            "$.supports_usb",
+        ),
+        (
+            {"works": ["Hollin Canal", "The Hollin Canal"], "engineer": "Pell", "year": 1771},
+            "Pell built the Hollin Canal (1771) and the harbour wall.",
+            "duplicate_item",
+            "$.works[1]",
+        ),
+        (
+            {"actress": "Shirley Temple", "birth_date": None, "role": "Corliss"},
+            "Shirley Temple (April 23, 1928 – February 10, 2014) played Corliss.",
+            "absent_but_stated",
+            "$.birth_date",
+        ),
+    ],
+)
+def test_a_wrong_value_raises_its_doubt(truth: dict[str, Any], context: str, code: str, path: str) -> None:
+    assert (code, path) in doubts(truth, context)
+
+
+@pytest.mark.parametrize(
+    ("truth", "context"),
+    [
+        ({"arena": "Colisee", "seated_capacity": 3677, "total_capacity": 4000}, ARENA),
+        ({"group": "Winner", "formed_by": "YG Entertainment", "formed_year": 2013}, BAND),
+        ({"tower": "Mast", "height_cm": 120, "city": "Elsford"}, "The Mast in Elsford is 1.2 metres tall."),
+        ({"project": "Scout", "cost_usd": 43000000, "city": "Kansas City"}, "Scout, in Kansas City, cost $43 million."),
+        ({"firm": "Acme", "supports_usb": False, "year": 2001}, "Acme dropped USB support in 2001."),
+        (
+            {"works": ["Hollin Canal", "harbour wall"], "engineer": "Pell", "year": 1771},
+            "Pell built the Hollin Canal (1771) and the harbour wall.",
+        ),
+        (
+            {"actress": "Shirley Temple", "birth_place": None, "role": "Corliss"},
+            "Shirley Temple (April 23, 1928 – February 10, 2014) played Corliss.",
+        ),
+    ],
+)
+def test_the_right_value_raises_none(truth: dict[str, Any], context: str) -> None:
+    assert doubts(truth, context) == set()
+
+
+def test_swapped_speakers_of_a_transcript_are_doubted() -> None:
+    meeting = "[0:01] AB: WE COULD ADD VOICE CONTROL\n[0:05] CD: VOICE CONTROL DOESN'T WORK IN THE WIND"
+    right = {"objection": "VOICE CONTROL DOESN'T WORK IN THE WIND", "objection_by": "CD", "topic": "VOICE CONTROL"}
+    wrong = {**right, "objection_by": "AB"}
+    assert ("speaker_mismatch", "$.objection_by") in doubts(wrong, meeting)
+    assert ("speaker_mismatch", "$.objection_by") not in doubts(right, meeting)
+
+
+def test_a_pasted_passage_is_doubted_unless_the_field_asks_for_text() -> None:
+    passage = " ".join(["word"] * 60)
+    context = f"Title. {passage}."
+    assert ("copied_span", "$.title") in doubts({"title": passage}, context)
+    assert not doubts({"summary": passage}, context) & {("copied_span", "$.summary")}
