@@ -161,6 +161,24 @@ class Layout:
         end = self.text.find("\n", start)
         return self.text[start : len(self.text) if end < 0 else end]
 
+    def heading(self, offset: int, lines: int = 40) -> str:
+        """The nearest markdown heading (or bold line) above `offset`, markup stripped: a section's entity."""
+        start, _ = self.line(offset)
+        for _ in range(lines):
+            if start <= 0:
+                return ""
+            start = self.text.rfind("\n", 0, start - 1) + 1
+            line = self.text[start : self.text.find("\n", start)].strip()
+            if line.startswith("#") or (line.startswith("**") and line.endswith("**")):
+                return line.strip("#* ")
+        return ""
+
+    def sentence_before(self, offset: int) -> str:
+        start, _ = self.line(offset)
+        sentence = self.sentence(offset)
+        at = self.text.find(sentence, start) if sentence else -1
+        return self.sentence(at - 2) if at > start + 1 else ""
+
     def nearby_lines(self, offset: int, radius: int = 3) -> str:
         start, end = self.line(offset)
         for _ in range(radius):
@@ -442,6 +460,7 @@ def check_evidence(
     leaves, containers = walk_leaves(ground_truth)
     by_path = {leaf.path: leaf for leaf in leaves}
     anchors = _anchors(by_path)
+    object_strings = _object_strings(leaves)
     for path in evidence:
         if path not in by_path and path not in containers:
             result.fail(
@@ -486,7 +505,15 @@ def check_evidence(
             result.grounded += 1
             result.support["timestamp"] += 1  # when in the meeting something was said: a line's own time
             continue
-        place = _locate(leaf, ctx, layout, anchors, result, hint_for(hints, leaf.path, leaf.key))
+        place = _locate(
+            leaf,
+            ctx,
+            layout,
+            anchors,
+            result,
+            hint_for(hints, leaf.path, leaf.key),
+            object_strings.get(leaf.parent, ()),
+        )
         if place is None:
             if is_grounded(value, ctx):  # paraphrase-tolerant: normalised or fuzzy, no offsets
                 result.grounded += 1
@@ -510,7 +537,7 @@ def check_evidence(
         )
         result.grounded += 1
         result.support["located"] += 1
-    _check_fields(leaves, spans, layout, anchors, result, explicit=set(evidence))
+    _check_fields(leaves, spans, layout, anchors, result, explicit=set(evidence), object_strings=object_strings)
 
     def find(value: Any, hint: FieldHint) -> list[tuple[int, int]]:
         found = _occurrences(value, ctx) or _other_readings(value, ctx.raw, hint)
@@ -786,6 +813,22 @@ def derive(rule: str, values: list[Any]) -> Any:
 # ---- tying values to their fields --------------------------------------------------------------------------
 
 
+_ALIAS_KEYS = re.compile(
+    r"role|title|position|office|post|alias|abbreviation|acronym|short|nickname|known_as|also_called|job", re.I
+)
+
+
+def _object_strings(leaves: list[Leaf]) -> dict[str, tuple[str, ...]]:
+    """Other names each object's entity goes by: the values of its role and alias fields ("the treasurer",
+    "KU"), which a text may use instead of the name."""
+    found: dict[str, list[str]] = {}
+    for leaf in leaves:
+        value = leaf.value
+        if isinstance(value, str) and leaf.key and _ALIAS_KEYS.search(leaf.key) and 2 <= len(value) <= 40:
+            found.setdefault(leaf.parent, []).append(value)
+    return {parent: tuple(values) for parent, values in found.items()}
+
+
 def _anchors(by_path: dict[str, Leaf]) -> dict[str, Leaf | None]:
     """The anchor of every object holding leaves, found in one pass over the leaves (not one per leaf)."""
     children: dict[str, list[Leaf]] = {}
@@ -811,10 +854,35 @@ def _anchor(parent: str, candidates: list[Leaf]) -> Leaf | None:
     return None
 
 
-def _near(layout: Layout, offset: int, anchor: str) -> bool:
+def _near(layout: Layout, offset: int, anchor: str, also: tuple[str, ...] = ()) -> bool:
+    """Is a place about the anchor? Its sentence (a transcript: nearby lines) names it, by name, by its initials
+    or by another value of its object (a role: "the treasurer"); or the place's paragraph or section is headed by
+    it (an article title, a markdown heading); or the sentence opens with a pronoun and the one before names it."""
+    others = [a.lower() for a in also if len(a) >= 2]  # named in full: "Ynys Fach" is not "Ynys Bach"
     if layout.is_transcript:
-        return _mentions(layout.nearby_lines(offset), anchor)
-    return _mentions(layout.sentence(offset), anchor) or _mentions(layout.paragraph_head(offset), anchor)
+        lines = layout.nearby_lines(offset)
+        return _mentions(lines, anchor) or any(_whole_word_in(lines.lower(), other) for other in others)
+    sentence = layout.sentence(offset)
+    if _mentions(sentence, anchor) or _initials_in(sentence, anchor):
+        return True
+    if any(_whole_word_in(sentence.lower(), other) for other in others):
+        return True
+    if _mentions(layout.paragraph_head(offset), anchor) or _mentions(layout.heading(offset), anchor):
+        return True
+    if _PRONOUN_START.match(sentence.lstrip()):
+        return _mentions(layout.sentence_before(offset), anchor)
+    return False
+
+
+_PRONOUN_START = re.compile(r"(?:he|she|it|they|his|her|its|their|this|the company|the band|the group)\b", re.I)
+
+
+def _initials_in(text: str, name: str) -> bool:
+    words = [w for w in re.split(r"[\s-]+", name) if w[:1].isupper()]
+    if len(words) < 2:
+        return False
+    initials = "".join(w[0] for w in words)
+    return bool(re.search(rf"\b{re.escape(initials)}\b", text))
 
 
 def _locate(
@@ -824,6 +892,7 @@ def _locate(
     anchors: dict[str, Leaf | None],
     result: EvidenceResult,
     hint: FieldHint,
+    also: tuple[str, ...] = (),
 ) -> tuple[int, int, str] | None:
     """The best place of a value without evidence: near its object's anchor, under its own label. A value not
     written as it is may be written another way (validation/readings.py: a unit conversion, a decimal comma,
@@ -837,7 +906,7 @@ def _locate(
     if anchor is None or anchor.path == leaf.path:
         return places[0]
     for place in places:
-        if _near(layout, place[0], anchor.value):
+        if _near(layout, place[0], anchor.value, also):
             return place
     result.doubt(
         "value_not_near_entity",
@@ -854,6 +923,7 @@ def _check_fields(
     anchors: dict[str, Leaf | None],
     result: EvidenceResult,
     explicit: set[str],
+    object_strings: dict[str, tuple[str, ...]],
 ) -> None:
     by_parent: dict[str, list[Leaf]] = {}
     for leaf in leaves:
@@ -867,7 +937,9 @@ def _check_fields(
                 leaf.path in explicit
                 and anchor is not None
                 and anchor.path != leaf.path
-                and not _near(layout, start, anchor.value)
+                and not _near(
+                    layout, start, anchor.value, tuple(v for v in object_strings.get(parent, ()) if v != leaf.value)
+                )
             ):
                 result.doubt(
                     "value_not_near_entity",

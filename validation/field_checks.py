@@ -508,9 +508,9 @@ def _check_other_phrase(
         if not own or not mentioned(own, lowered):
             continue  # the text never uses the field's words: no number stands by them
         located = spans[leaf.path]
-        if affinity(
-            window_words(text, *located, before=_NEAR_BEFORE, after=_NEAR_AFTER, inside=True), own
-        ) and (not names or _names_near(layout, located[0], names)):
+        if affinity(window_words(text, *located, before=_NEAR_BEFORE, after=_NEAR_AFTER, inside=True), own) and (
+            not names or _names_near(layout, located[0], names)
+        ):
             continue  # where it was placed, its field's words stand by it: the common case, settled cheaply
         places = find(leaf.value, hint_for(hints, leaf.path, leaf.key)) or [located]
         # Only where the record's own entities are written: another entity's "formed in 2014" says nothing.
