@@ -28,7 +28,7 @@ from judge.rubric import RUBRIC_VERSION, dimensions_for
 from validation.evidence import places_of
 from validation.field_checks import shape_of
 from validation.grounding import fold, normalize_text
-from validation.readings import spelled_number
+from validation.readings import number_mentions, spelled_number, string_places
 
 VERSION = f"heuristic-3/rubric-{RUBRIC_VERSION}"
 YES = {"yes", "true", "y"}
@@ -157,6 +157,14 @@ def _opposite_comparison(question: str, seed: str) -> bool:
                for a, b in _OPPOSITES)  # fmt: skip
 
 
+def _named(entity: str, asked: str) -> bool:
+    """The question names the entity: in full, or by its longest word ("Derrickson" for "Scott Derrickson")."""
+    if entity in asked:
+        return True
+    longest = max(entity.split(), key=len, default="")
+    return len(longest) >= 4 and f" {longest} " in f" {asked} "
+
+
 def asks_seed_question(question: str, seed: str) -> bool:
     """Does the curator's question still ask the source's seed question (same, or reworded)? It must name the
     same things and, for a yes/no seed, still be a yes/no question."""
@@ -166,7 +174,7 @@ def asks_seed_question(question: str, seed: str) -> bool:
         return False  # "who is younger" does not ask "who is older": the seed answer answers the other
     entities = _entities(seed)
     asked = normalize(question)
-    if not entities or not all(entity in asked for entity in entities):
+    if not entities or not all(_named(entity, asked) for entity in entities):
         return False
     if bool(_YES_NO_START.match(seed.strip())) != bool(_YES_NO_START.match(question.strip())):
         return False
@@ -255,7 +263,13 @@ def _answer_match(answer: str, flat: list[Leaf], question: str, derived: set[str
         ]
         if all(any(abs(n - m) < 1e-9 for m in leaf_numbers) for n in seed_numbers):
             return 100, f"the numbers of the seed answer {answer!r} are the ground truth's"
+        other = [float(v) for _, _, v, _ in number_mentions(answer)]
+        if other and any(any(abs(n - m) < 1e-9 * max(1.0, abs(n)) for m in leaf_numbers) for n in other):
+            return 90, f"the seed answer {answer!r} is written another way in the ground truth"
         return 15, f"the seed answer {answer!r} has numbers {seed_numbers} that the ground truth does not give"
+    for path, leaf in values:
+        if isinstance(leaf, str) and (string_places(leaf, answer) or string_places(answer, leaf)):
+            return 90, f"the seed answer {answer!r} is written another way at {path}"
     best = 0
     for _path, leaf in values:
         if not isinstance(leaf, str):

@@ -139,3 +139,27 @@ def test_lines_of_values_are_counted_from_the_transcript_start() -> None:
     transcript = "[0:01] A: RUBBER\n[0:05] B: I AGREE\n[0:09] C: PLASTIC\n[0:12] D: MAURO"
     assert multi_turn(transcript, {"m": "RUBBER", "o": "MAURO"}, {"$.m": (10, 16), "$.o": (62, 67)})[0] == 75
     assert multi_turn(transcript, {"m": "RUBBER", "o": "MAURO"}, {"$.m": (10, 16), "$.o": (12, 16)})[0] == 30
+
+
+@pytest.mark.parametrize(
+    ("seed", "truth", "agrees"),
+    [
+        ("Réunion", {"island": "Reunion"}, True),
+        ("FBS", {"division": "Football Bowl Subdivision"}, True),
+        ("FBS", {"division": "Football Championship Subdivision"}, False),
+        ("5,2 billion", {"revenue": 5200000000}, True),
+        ("seven", {"arches": 7}, True),
+        ("seven", {"arches": 8}, False),
+        ("Chief of Protocol", {"position": "Chief of Protocol of the United States"}, True),
+    ],
+)
+def test_a_seed_answer_written_another_way_agrees(seed: str, truth: dict, agrees: bool) -> None:
+    assert (answer_match(seed, truth)[0] >= 60) is agrees
+
+
+def test_the_seed_answer_in_another_field_than_the_one_asked() -> None:
+    question = "What screenwriter with credits for Evolution co-wrote The Family Man?"
+    swapped = {"screenwriter": "David Diamond", "co_writer": "David Weissman", "film": "The Family Man"}
+    right = {"screenwriter": "David Weissman", "co_writer": "David Diamond", "film": "The Family Man"}
+    assert answer_match("David Weissman", swapped, question)[0] < 60
+    assert answer_match("David Weissman", right, question)[0] == 100
