@@ -68,6 +68,7 @@ _FREE_TEXT_WORDS = {
     "paragraph", "body", "excerpt", "passage", "statement", "comment", "details", "context", "task", "sentence",
     "utterance", "remark", "said", "says", "wording", "quotation", "abstract", "caption",
 }  # fmt: skip
+_LIST_WORDS = {"list", "items", "all", "every", "each", "names", "values", "members", "comma", "separated"}
 _SPEAKER_WORDS = {"speaker", "who", "by", "owner", "proposer", "proposed", "objector", "person", "participant", "said"}
 _MONTHS = {
     "january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november",
@@ -240,6 +241,7 @@ def _check_number_phrase(leaf: LeafLike, hint: FieldHint, text: str, place: tupl
     if (
         previous[:1].isupper()
         and glued
+        and previous.lower() not in key_meaning(leaf.key or "") | hint.words
         and previous.lower() not in _MONTHS
         and previous.lower() not in {"the", "a", "in", "of", "on", "at", "by", "and"}
         and not re.search(r"[.!?:;,]\s*$", before)
@@ -369,10 +371,21 @@ def _check_absent(leaf: LeafLike, hint: FieldHint, layout: LayoutLike, doubt: Do
     return False
 
 
+_ITEM_SEPARATORS = re.compile(r"\s*(?:[,;|\n]|\s/\s)\s*")
+
+
 def _check_copy(leaf: LeafLike, hint: FieldHint, text: str, doubt: Doubt) -> None:
     value = leaf.value.strip()
     words = value.split()
     if hint.words & _FREE_TEXT_WORDS:
+        return
+    items = [item for item in _ITEM_SEPARATORS.split(value) if item]
+    if len(items) >= 4 and leaf.key and not leaf.key.endswith("s") and not hint.words & _LIST_WORDS:
+        doubt(
+            "copied_span",
+            f"{len(items)} items pasted as the one value of {leaf.key!r} (a table column or a list, not a value)",
+            leaf.path,
+        )
         return
     several_lines = value.count("\n") >= 2 or value.count("|") >= 4
     if len(words) > MAX_COPY_WORDS or several_lines:

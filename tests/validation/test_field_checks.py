@@ -121,3 +121,16 @@ def test_a_pasted_passage_is_doubted_unless_the_field_asks_for_text() -> None:
     context = f"Title. {passage}."
     assert ("copied_span", "$.title") in doubts({"title": passage}, context)
     assert not doubts({"summary": passage}, context) & {("copied_span", "$.summary")}
+
+
+def test_a_table_column_pasted_as_one_value_is_doubted() -> None:
+    page = "| Route | First sailing |\n| F1 | 07:15 |\n| F2 | 08:00 |\n| F3 | 09:30 |\n| F4 | 10:45 |"
+    pasted = {"route": "F1", "first_sailing": "07:15, 08:00, 09:30, 10:45", "operator": "Harbour"}
+    assert ("copied_span", "$.first_sailing") in doubts(pasted, page)
+    assert ("copied_span", "$.first_sailings") not in doubts({**pasted, "first_sailing": "07:15"}, page)
+
+
+def test_a_number_named_by_its_field_is_no_other_phrase() -> None:
+    text = "The road is Route 66, and the Euro Stoxx 50 index fell."
+    assert ("number_from_other_phrase", "$.route_number") not in doubts({"route_number": 66, "x": "a"}, text)
+    assert ("number_from_other_phrase", "$.countries") in doubts({"countries": 50, "x": "a"}, text)
