@@ -16,6 +16,7 @@ from authoring.drafts import load_drafts, run_drafting
 from authoring.labelstudio import (
     SyncResult,
     awaiting_line,
+    bounce_gate_flags,
     bounce_review_flags,
     bounce_validation_failures,
     label_studio_for_run,
@@ -280,6 +281,8 @@ def _stages(
         if label_studio is not None:
             summary.bounced += bounce_review_flags(store, label_studio, options.source)  # type: ignore[arg-type]
     judged = _judge(store, options, tally, summary)
+    if label_studio is not None:  # flags the gate could not settle, shown to the curator above the editors
+        summary.bounced += bounce_gate_flags(store, label_studio, options.source)  # type: ignore[arg-type]
     if options.audit:
         _audit(store, options, summary, label_studio)
     return judged
@@ -365,18 +368,26 @@ def print_status(store: Store, source: str, echo: Callable[[str], None] = print)
     echo(f"\n{source}: {store.count_source_items(source)} source item(s)")
     states = store.state_counts(source)
     echo("records by state: " + (_fmt(states) or "none yet"))
+    held = states.get(str(RecordState.NEEDS_REVIEW), 0)
+    if held:
+        echo(
+            f"{held} record(s) wait in needs_review with flags the checks could not settle: --rejections lists them; "
+            "resolve each flag in Label Studio ('R1 fixed' or 'R1 dismissed: why'), or edit the record's line in "
+            "the authored file and import it again"
+        )
     reasons = store.reason_counts(source)
     if reasons:
-        echo("rejections by stage and reason (records):")
+        echo("rejections and flags by stage and reason (records):")
         for stage, code, n in reasons:
             echo(f"  {stage:<10} {code:<32} {n}")
 
 
 def print_rejections(store: Store, source: str, echo: Callable[[str], None] = print) -> None:
-    """Every rejected or bounced record and every rejected input line, with its reasons (secrets masked)."""
+    """Every rejected, bounced or held record and every rejected input line, with its reasons (secrets masked); a
+    record held in needs_review lists its open flags, each as `[gate/<code>] <path> R<n>: <reason>`."""
     shown = echo
     echo = lambda line: shown(redact(line) or "")  # noqa: E731
-    states = [RecordState.REJECTED, RecordState.NEEDS_REVISION, RecordState.JUDGE_ERROR]
+    states = [RecordState.REJECTED, RecordState.NEEDS_REVISION, RecordState.NEEDS_REVIEW, RecordState.JUDGE_ERROR]
     for item in store.records(source, states):
         echo(
             f"{item.state} {item.record.record_id[:12]} {item.record.metadata.source_id}: {item.record.input.question}"
