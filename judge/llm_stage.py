@@ -11,8 +11,9 @@ and `LLMStopped` is raised for the run to report (core/llm/failures.py).
 
 With `prefilter` (the free heuristic judge), a record that fails it is rejected by it and never
 costs a call; one it flags waits in `needs_review` until a person resolves the flags, and is then judged
-with the flags and their resolutions quoted. With `batch`, missing answers are submitted as Gemini batch jobs instead of called;
-records waiting for a job keep their state and are judged by a later run once the job is done.
+with the flags and their resolutions quoted. With `batch`, missing answers are submitted as Gemini batch
+jobs instead of called; records waiting for a job keep their state and are judged by a later run once the
+job is done.
 """
 
 from __future__ import annotations
