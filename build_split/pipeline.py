@@ -249,15 +249,35 @@ def run(options: RunOptions, echo: Callable[[str], None] = print) -> RunSummary:
                 review=review.as_manifest(options.allow_unreviewed),
                 curation=curation_numbers(store, options.source),
                 test_size=options.test_size,
+                calibration=_calibration(options),
             )
             summary.release_path = result.path
             summary.release_status = result.status
+            held = store.count_in_state(options.source, RecordState.NEEDS_REVIEW)
+            if held:
+                summary.release_status += f"; {held} record(s) in needs_review left out until their flags are resolved"
         report_run(store, options, summary, echo)
         if label_studio is not None:
             echo(awaiting_line(store, label_studio, options.source))
     if options.push and not summary.llm_stopped:
         summary.published = publish(options, echo)
     return summary
+
+
+def _calibration(options: RunOptions) -> dict[str, object] | None:
+    """The card's summary of `--calibration FILE.json`; a file that is not one is a usage error."""
+    if options.calibration is None:
+        return None
+    import json
+
+    from judge.calibration import card_summary
+
+    try:
+        return card_summary(json.loads(options.calibration.read_text(encoding="utf-8")))
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise UsageError(
+            f"--calibration {options.calibration}: not the figures of python -m judge.calibrate --output ({exc!r})"
+        ) from None
 
 
 def _stages(
