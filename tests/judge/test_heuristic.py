@@ -72,8 +72,11 @@ def test_ungrounded_and_wrong_answers_fail_with_rationales() -> None:
     verdict = HeuristicJudge().judge(
         make("yes", {"people": [{"name": "A"}], "same": False, "basis": "nat"}), report(0.25, ["$.basis"]), 60
     )
-    assert verdict.failing_dimensions() == ["accuracy", "grounding"]
+    # Ungrounded: rejected; the seed answer disagreeing is a doubt for a person, raised as a flag.
+    assert verdict.failing_dimensions() == ["grounding"]
     assert "$.basis" in verdict.rationales["grounding"]
+    assert [(f.code, f.path) for f in verdict.flags] == [("seed_answer_mismatch", "$")]
+    assert "seed answer" in verdict.flags[0].reason
 
 
 def test_threshold_is_applied_to_every_dimension() -> None:
