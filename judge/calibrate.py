@@ -25,11 +25,10 @@ from judge.calibration import (
     CaseResult,
     CasesError,
     VerdictsFn,
-    build_cases,
     card_summary,
     each_judged,
     file_sha256,
-    read_cases,
+    load_cases,
     report,
     run_cases,
 )
@@ -236,8 +235,7 @@ def main(argv: list[str] | None = None) -> int:
     from judge.heuristic import HeuristicJudge
 
     try:
-        lines = read_cases(args.cases, args.source)
-        cases = build_cases(args.cases, lines, args.source, item_lookup(args.source, args.input, args.workspace))
+        cases = load_cases(args.cases, args.source, item_lookup(args.source, args.input, args.workspace))
     except (CasesError, ValueError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

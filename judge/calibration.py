@@ -92,6 +92,9 @@ class CaseResult:
 
 
 # -- reading the cases ------------------------------------------------------------------------------------
+ItemLookup = Callable[[str], Mapping[str, SourceItem]]  # source -> its items by source id
+
+
 def _line_problems(exc: ValidationError) -> str:
     parts = []
     for error in exc.errors():
@@ -100,10 +103,22 @@ def _line_problems(exc: ValidationError) -> str:
     return "; ".join(parts)
 
 
-def read_cases(path: Path, default_source: str | None) -> list[tuple[int, CaseLine]]:
-    """Every case line of `path`, checked; CasesError listing every bad line (number and why) otherwise."""
+def load_cases(path: Path, default_source: str | None, items: ItemLookup) -> list[Case]:
+    """The cases of `path`; CasesError listing every bad line, in line order, with its number and why."""
     if not path.is_file():
         raise CasesError(path, [f"no such file: {path}"])
+    lines, problems = read_cases(path, default_source)
+    cases, unknown = build_cases(path, lines, default_source, items)
+    problems = sorted(problems + unknown, key=lambda p: int(p.split(":", 1)[0].removeprefix("line ")))
+    if problems:
+        raise CasesError(path, problems)
+    if not cases:
+        raise CasesError(path, ["the file holds no case"])
+    return cases
+
+
+def read_cases(path: Path, default_source: str | None) -> tuple[list[tuple[int, CaseLine]], list[str]]:
+    """Every good case line of `path`, and every bad one as `line N: why`."""
     cases: list[tuple[int, CaseLine]] = []
     problems: list[str] = []
     seen_ids: dict[str, int] = {}
@@ -137,21 +152,14 @@ def read_cases(path: Path, default_source: str | None) -> list[tuple[int, CaseLi
             continue
         seen_ids[case_id] = parsed.number
         cases.append((parsed.number, case))
-    if problems:
-        raise CasesError(path, problems)
-    if not cases:
-        raise CasesError(path, ["the file holds no case"])
-    return cases
-
-
-ItemLookup = Callable[[str], Mapping[str, SourceItem]]  # source -> its items by source id
+    return cases, problems
 
 
 def build_cases(
     path: Path, lines: list[tuple[int, CaseLine]], default_source: str | None, items: ItemLookup
-) -> list[Case]:
+) -> tuple[list[Case], list[str]]:
     """The records of the case lines: an inline context makes its own source item, else the item is looked up
-    by source and source id. CasesError listing every line whose item is unknown."""
+    by source and source id; and every line whose item is unknown, as `line N: why`."""
     built: list[Case] = []
     problems: list[str] = []
     for number, line in lines:
@@ -184,9 +192,7 @@ def build_cases(
             evidence=evidence,
         )
         built.append(Case(number, line.id or f"line-{number}", source, line.label, line.kind, record))
-    if problems:
-        raise CasesError(path, problems)
-    return built
+    return built, problems
 
 
 # -- running them -----------------------------------------------------------------------------------------

@@ -1,0 +1,155 @@
+"""`python -m judge.calibrate` as a curator runs it: the matrix released / needs_review / rejected by right / wrong
+with Wilson 95% intervals, the --output figures, --show, and bad case lines reported with their numbers."""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from judge.calibrate import main
+
+REPO = Path(__file__).resolve().parents[2]
+CASES = REPO / "tests" / "data" / "calibration" / "cases.jsonl"
+Z = 1.959963984540054  # the 97.5% normal quantile
+
+
+def wilson(count: int, n: int) -> tuple[float, float]:
+    """The Wilson score interval in its closed form, independent of the code under test."""
+    p = count / n
+    centre = (p + Z * Z / (2 * n)) / (1 + Z * Z / n)
+    half = Z * math.sqrt(p * (1 - p) / n + Z * Z / (4 * n * n)) / (1 + Z * Z / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def pct(value: float) -> str:
+    return f"{100 * value:.0f}%"
+
+
+def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_calibrate_prints_the_matrix_with_wilson_intervals_and_writes_every_case(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    output = tmp_path / "calibration.json"
+    code, out, _ = run(capsys, "--cases", str(CASES), "--judge", "heuristic", "--output", str(output))
+    assert code == 0
+    figures = json.loads(output.read_text(encoding="utf-8"))
+    lines = [json.loads(line) for line in CASES.read_text(encoding="utf-8").splitlines()]
+    # No case is lost: one result per line, in order, with its label and kind.
+    assert [(r["id"], r["label"], r["kind"]) for r in figures["results"]] == [
+        (line["id"], line["label"], line["kind"]) for line in lines
+    ]
+    assert (figures["cases"], figures["right"], figures["wrong"]) == (10, 4, 6)
+    by_id = {r["id"]: r for r in figures["results"]}
+    # A string where the schema asks for a boolean: validation proves it wrong.
+    assert by_id["hp-novels-wrong-type"]["outcome"] == "rejected"
+    assert by_id["hp-novels-wrong-type"]["reasons"][0]["stage"] == "validation"
+    for result in figures["results"]:  # a case held for review carries its flags, one reason each
+        if result["outcome"] == "needs_review":
+            assert result["reasons"] and all(r["stage"] == "gate" for r in result["reasons"])
+
+    # The printed matrix: the counts of the results, their shares and their Wilson intervals.
+    overall = figures["overall"]
+    all_rows = out[out.index("\nall") + 1 :].splitlines()[1:3]
+    for row, label in zip(all_rows, ("right", "wrong"), strict=True):
+        n = sum(1 for r in figures["results"] if r["label"] == label)
+        assert row.split()[:2] == [label, f"({n})"]
+        for outcome in ("released", "needs_review", "rejected"):
+            count = sum(1 for r in figures["results"] if r["label"] == label and r["outcome"] == outcome)
+            low, high = wilson(count, n)
+            cell = overall[label][outcome]
+            assert (cell["count"], cell["of"]) == (count, n)
+            assert cell["low"] == pytest.approx(low, abs=1e-9) and cell["high"] == pytest.approx(high, abs=1e-9)
+            assert f"{count:>3} {pct(count / n):>4} [{pct(low)}-{pct(high)}]" in row
+    assert "by source" in out and "  hotpotqa" in out and "  ami" in out
+    assert "by kind" in out and "  boolean flipped" in out and "  type mismatch" in out
+    released_wrong = overall["wrong"]["released"]
+    low, high = wilson(released_wrong["count"], 6)
+    assert (
+        f"false releases (wrong answers released): {released_wrong['count']} of 6 = "
+        f"{pct(released_wrong['count'] / 6)} [{pct(low)}-{pct(high)}]" in out
+    )
+    assert figures["judge"] == "heuristic" and figures["threshold"] == 60 and "Wilson" in figures["interval"]
+
+
+def test_show_lists_the_cases_with_their_reasons(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "--cases", str(CASES), "--judge", "heuristic", "--show", "wrong-rejected")
+    assert code == 0
+    listed = out[out.index("wrong-rejected:") :]
+    assert "hp-novels-wrong-type (line 6, hotpotqa sob-sample-0002, type mismatch)" in listed
+    assert "[validation/" in listed
+
+
+def test_a_higher_threshold_moves_cases_to_rejected(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    low, high = tmp_path / "60.json", tmp_path / "100.json"
+    run(capsys, "--cases", str(CASES), "--judge", "heuristic", "--output", str(low))
+    run(capsys, "--cases", str(CASES), "--judge", "heuristic", "--threshold", "100", "--output", str(high))
+    rejected = [
+        sum(f["overall"][label]["rejected"]["count"] for label in ("right", "wrong"))
+        for f in (json.loads(low.read_text()), json.loads(high.read_text()))
+    ]
+    assert rejected[1] > rejected[0]
+
+
+BAD = [
+    '{"source_id": "calib-1", "question": "Q?", "json_schema": {"type": "object"}, "ground_truth": {}, '
+    '"annotator": "a", "label": "right", "kind": "ok", "context": "Some text."}',
+    "{not json",
+    '{"source_id": "calib-2", "question": "Q?", "json_schema": {}, "ground_truth": {}, "annotator": "a", "kind": "k"}',
+    '{"source_id": "calib-3", "question": "Q?", "json_schema": {}, "ground_truth": {}, "annotator": "a", '
+    '"label": "maybe", "kind": "k", "context": "x"}',
+    '{"source_id": "no-such-item", "question": "Q?", "json_schema": {}, "ground_truth": {}, "annotator": "a", '
+    '"label": "wrong", "kind": "k", "source": "hotpotqa"}',
+    '["a list"]',
+]
+
+
+def test_bad_lines_are_reported_with_their_numbers_and_nothing_runs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cases = tmp_path / "cases.jsonl"
+    cases.write_text("\n".join(BAD) + "\n", encoding="utf-8")
+    code, out, err = run(capsys, "--cases", str(cases), "--judge", "heuristic", "--source", "hotpotqa")
+    assert code == 2 and out == ""
+    assert "5 bad line(s)" in err
+    problems = [line.strip() for line in err.splitlines() if line.startswith("  line ")]
+    assert [p.split(":", 1)[0] for p in problems] == ["line 2", "line 3", "line 4", "line 5", "line 6"]
+    assert "label" in problems[1] and "Field required" in problems[1]
+    assert "label" in problems[2] and "'right' or 'wrong'" in problems[2]
+    assert "no-such-item" in problems[3] and "--input" in problems[3]
+    assert "expected a JSON object" in problems[4]
+    assert "Traceback" not in err
+
+
+def test_a_line_without_a_source_needs_source(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    cases = tmp_path / "cases.jsonl"
+    cases.write_text(BAD[0] + "\n", encoding="utf-8")
+    code, _, err = run(capsys, "--cases", str(cases), "--judge", "heuristic")
+    assert code == 2 and 'line 1: no "source" on the line and no --source given' in err
+    code, _, err = run(capsys, "--cases", str(tmp_path / "missing.jsonl"), "--judge", "heuristic")
+    assert code == 2 and "no such file" in err
+
+
+def test_the_module_runs_as_documented() -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "judge.calibrate", "--cases", str(CASES), "--judge", "heuristic"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("calibration: 10 case(s) (4 right, 6 wrong) from cases.jsonl; judge heuristic")
+    help_text = subprocess.run(
+        [sys.executable, "-m", "judge.calibrate", "--help"], cwd=REPO, capture_output=True, text=True, timeout=60
+    ).stdout
+    assert "--cases" in help_text and "--show" in help_text and "--output" in help_text
