@@ -153,3 +153,40 @@ def test_the_module_runs_as_documented() -> None:
         [sys.executable, "-m", "judge.calibrate", "--help"], cwd=REPO, capture_output=True, text=True, timeout=60
     ).stdout
     assert "--cases" in help_text and "--show" in help_text and "--output" in help_text
+
+
+def test_the_release_card_states_the_calibration(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from build_split.cli import main as build_split
+
+    figures_path = tmp_path / "calibration.json"
+    assert main(["--cases", str(CASES), "--judge", "heuristic", "--output", str(figures_path)]) == 0
+    figures = json.loads(figures_path.read_text(encoding="utf-8"))
+    ws = tmp_path / "ws"
+    base = ["--source", "hotpotqa", "--workspace", str(ws), "--judge", "heuristic"]
+    capsys.readouterr()
+    assert build_split([*base, "--sample", "--calibration", str(figures_path)]) == 2
+    assert "--calibration: needs --release VERSION" in capsys.readouterr().err
+    broken = tmp_path / "broken.json"
+    broken.write_text('{"cases": 3}', encoding="utf-8")
+    assert (
+        build_split([*base, "--sample", "--release", "0.1.0", "--allow-unreviewed", "--calibration", str(broken)]) == 2
+    )
+    assert "not the figures of python -m judge.calibrate --output" in capsys.readouterr().err
+    assert not (ws / "releases" / "default" / "0.1.0").exists()
+
+    release = ["--release", "0.1.0", "--allow-unreviewed", "--calibration", str(figures_path)]
+    assert build_split([*base, *release]) == 0
+    folder = ws / "releases" / "default" / "0.1.0"
+    card = (folder / "README.md").read_text(encoding="utf-8")
+    section = card[card.index("## Judge calibration") :]
+    assert "The rows were released by `heuristic`. Calibrated on `cases.jsonl` (10 labelled records" in section
+    wrong_released = figures["overall"]["wrong"]["released"]
+    low, high = wilson(wrong_released["count"], 6)
+    assert (
+        f"| wrong answers released (false releases) | {wrong_released['count']} of 6 | "
+        f"{100 * wrong_released['count'] / 6:.1f}% | {100 * low:.1f}% - {100 * high:.1f}% |" in section
+    )
+    assert "| right answers rejected (false rejections) |" in section
+    manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest["judge_calibration"]["cases_sha256"] == figures["cases_sha256"]
+    assert manifest["judge_calibration"]["false_releases"] == wrong_released
