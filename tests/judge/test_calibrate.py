@@ -190,3 +190,51 @@ def test_the_release_card_states_the_calibration(tmp_path: Path, capsys: pytest.
     manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
     assert manifest["judge_calibration"]["cases_sha256"] == figures["cases_sha256"]
     assert manifest["judge_calibration"]["false_releases"] == wrong_released
+
+
+def test_an_llm_judge_answers_through_the_cache_so_a_rerun_pays_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.llm.fakes import FakeGemini, judge_answer, quoted_record
+
+    monkeypatch.setenv("GEMINI_API_KEY", "test-key-not-real")
+    server = FakeGemini()
+    try:
+        wrong = json.dumps(True)
+
+        def answer(req):  # the fake judge finds the flipped boolean wrong, everything else right
+            record = quoted_record(req)
+            accuracy = 20 if json.dumps(record["ground_truth"].get("same_nationality")) == wrong else 95
+            return judge_answer({"accuracy": accuracy})(req)
+
+        server.answer = answer
+        ws = tmp_path / "calibration"
+        args = ["--cases", str(CASES), "--judge", "gemini", "--llm-base-url", server.url, "--workspace", str(ws)]
+        first, second = tmp_path / "first.json", tmp_path / "second.json"
+        assert main([*args, "--output", str(first)]) == 0
+        calls = server.total_model_calls
+        assert calls == 9  # every case but the one validation rejects
+        assert main([*args, "--output", str(second)]) == 0
+        assert server.total_model_calls == calls  # answered from the store's cache
+        runs = [json.loads(p.read_text(encoding="utf-8")) for p in (first, second)]
+        outcomes = [[(r["id"], r["outcome"]) for r in run["results"]] for run in runs]
+        assert outcomes[0] == outcomes[1]
+        by_id = dict(outcomes[0])
+        assert by_id["hp-novels-wrong-boolean"] == "rejected" and by_id["hp-novels-wrong-type"] == "rejected"
+        assert by_id["hp-novels-right"] == "released"
+        assert runs[0]["judge"] == "gemini:gemini-2.5-pro" and runs[0]["judge_version"].startswith("rubric-")
+
+        # With the pre-filter, only the cases the heuristic alone would release are sent.
+        heuristic = tmp_path / "heuristic.json"
+        assert main(["--cases", str(CASES), "--judge", "heuristic", "--output", str(heuristic)]) == 0
+        passed = {r["id"] for r in json.loads(heuristic.read_text())["results"] if r["outcome"] == "released"}
+        assert main([*args, "--prefilter", "--workspace", str(tmp_path / "other"), "--output", str(first)]) == 0
+        assert server.total_model_calls == calls + len(passed)
+        prefiltered = {r["id"]: r for r in json.loads(first.read_text())["results"]}
+        assert len(prefiltered) == 10
+        for case_id, result in prefiltered.items():
+            if case_id not in passed:  # decided by validation or the pre-filter, with its reasons
+                assert result["outcome"] in ("rejected", "needs_review") and result["reasons"]
+    finally:
+        server.close()
+    capsys.readouterr()
