@@ -17,6 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from core.models import Record, SourceItem
+from core.redaction import redact
+from core.store import WorkspaceError
 from core.verdicts import JudgeVerdict, ValidationReport
 from judge.calibration import (
     LABELS,
@@ -246,7 +248,13 @@ def main(argv: list[str] | None = None) -> int:
         verdicts, version = each_judged(heuristic, args.threshold), f"{heuristic.name}@{heuristic.version}"
         prefilter = None
     else:
-        verdicts, stopped, close, version = llm_verdicts(args)
+        from core.llm.types import LLMError
+
+        try:
+            verdicts, stopped, close, version = llm_verdicts(args)
+        except (LLMError, WorkspaceError) as exc:  # no key, or the store is busy or damaged: said, not a traceback
+            print(f"error: {redact(str(exc))}", file=sys.stderr)
+            return 2
         prefilter = HeuristicJudge() if args.prefilter else None
     try:
         results = run_cases(cases, verdicts, prefilter=prefilter, threshold=args.threshold)
