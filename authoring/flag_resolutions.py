@@ -24,7 +24,7 @@ FIXED_WORDS = ("fixed", "fix", "edited", "accepted")
 
 
 def flags_text(review: ReviewInfo | None) -> str:
-    """What the task's "Reviewer flags" box shows: the open flags, one per line."""
+    """What the task's flags box shows: the open flags (the reviewer's and the gate's), one per line."""
     open_flags = review.open_flags if review else []
     if not open_flags:
         return NONE_OPEN
