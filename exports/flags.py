@@ -17,7 +17,7 @@ WITH r AS (
     SELECT record_id, state, coalesce(
         json_extract(derived, '$.provenance.review.flags'), json_extract(record, '$.provenance.review.flags')
     ) AS flags
-    FROM records WHERE source = ?
+    FROM records WHERE source = ? {states}
 ), f AS (
     SELECT record_id, state,
            unnest(from_json(flags, '[{"code":"VARCHAR","status":"VARCHAR","raised_by":"VARCHAR"}]')) AS flag
@@ -25,12 +25,13 @@ WITH r AS (
 )
 """
 _COUNTS_SQL = (
-    _FLAGS
+    _FLAGS.format(states="")
     + """SELECT flag.code, flag.status, coalesce(flag.raised_by, 'reviewer') LIKE 'gate:%' AS by_gate, count(*) AS n
 FROM f GROUP BY ALL ORDER BY ALL"""
 )
 _OPEN_ACCEPTED_SQL = (
-    _FLAGS + "SELECT DISTINCT record_id FROM f WHERE state = 'accepted' AND flag.status = 'open' ORDER BY 1"
+    _FLAGS.format(states="AND state = 'accepted'")
+    + "SELECT DISTINCT record_id FROM f WHERE flag.status = 'open' ORDER BY 1"
 )
 
 STATUSES = ("fixed", "dismissed", "open")
