@@ -25,12 +25,12 @@ WITH r AS (
 )
 """
 _COUNTS_SQL = (
-    _FLAGS.format(states="")
+    _FLAGS.replace("{states}", "")
     + """SELECT flag.code, flag.status, coalesce(flag.raised_by, 'reviewer') LIKE 'gate:%' AS by_gate, count(*) AS n
 FROM f GROUP BY ALL ORDER BY ALL"""
 )
 _OPEN_ACCEPTED_SQL = (
-    _FLAGS.format(states="AND state = 'accepted'")
+    _FLAGS.replace("{states}", "AND state = 'accepted'")
     + "SELECT DISTINCT record_id FROM f WHERE flag.status = 'open' ORDER BY 1"
 )
 
