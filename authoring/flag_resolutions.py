@@ -1,4 +1,5 @@
-"""The curator's answer to the reviewer's flags, written in Label Studio's "Flag resolutions" editor.
+"""The curator's answer to the flags of the reviewer pass and of the gate's checks, written in Label Studio's
+"Flag resolutions" editor.
 
 One line per open flag: `R1 fixed` (the record was edited to fix it) or `R1 dismissed: why the flag is
 wrong` (the note is required). A record moves on only when every open flag has such a line; a `fixed`
@@ -14,7 +15,7 @@ from core.models import Reason
 from core.review import ReviewFlag, ReviewInfo
 
 STAGE = "authoring"
-NONE_OPEN = "None: the reviewer has not flagged this record."
+NONE_OPEN = "None: no open flag on this record (from the reviewer or the toolkit's checks)."
 _LINE = re.compile(
     r"^\s*(?P<id>R\d+)\s*[:.)\-–]?\s*(?P<verb>fixed|fix|edited|accepted|dismissed|dismiss)\b\s*[:,\-–]?\s*(?P<note>.*)$",
     re.IGNORECASE,
@@ -23,7 +24,7 @@ FIXED_WORDS = ("fixed", "fix", "edited", "accepted")
 
 
 def flags_text(review: ReviewInfo | None) -> str:
-    """What the task's "Reviewer flags" box shows: the open flags, one per line."""
+    """What the task's flags box shows: the open flags (the reviewer's and the gate's), one per line."""
     open_flags = review.open_flags if review else []
     if not open_flags:
         return NONE_OPEN

@@ -908,7 +908,7 @@ def _take_page(
             if earlier is not None and earlier.provenance.review and earlier.provenance.review.open_flags:
                 # The flags box is cleared and the curator told what happens next.
                 feedback = (
-                    f"The reviewer's flags are resolved (annotation {annotation['id']}): the record goes on to "
+                    f"The flags are resolved (annotation {annotation['id']}): the record goes on to "
                     "validation and the judge."
                 )
         if row.record_id and row.record_id != rid:
@@ -924,7 +924,7 @@ def _take_page(
     # A resubmission with unchanged content leaves the stored record as it was: move it on explicitly.
     states = _current_states(store, reaccept + [old for old, _, _ in superseded])
     for rid in reaccept:
-        if states.get(rid) in (RecordState.NEEDS_REVISION, RecordState.REJECTED):
+        if states.get(rid) in (RecordState.NEEDS_REVISION, RecordState.NEEDS_REVIEW, RecordState.REJECTED):
             # With the record: the curator's flag resolutions live in its provenance.
             changes.append(StateChange(rid, RecordState.AUTHORED, "label_studio", record=built[rid]))
     for old, new, task_id in superseded:
@@ -1035,22 +1035,46 @@ def bounce_review_flags(
     Run it after the review stage (which moved them to needs_revision): the flags go into the task's
     "Reviewer flags" box, the feedback says what to do, and the grounding doubts are listed below it.
     """
+    return _bounce_flags(store, session, source, RecordState.NEEDS_REVISION, "review", "the reviewer pass", project)
+
+
+def bounce_gate_flags(
+    store: Store, session: LabelStudioSession, source: str, *, project: ls_state.ProjectRow | None = None
+) -> int:
+    """Show the curator the flags of records authored in Label Studio that the gate holds in `needs_review`.
+
+    Run it after the judge stage: the flags go above the editors exactly as the reviewer's do, and the
+    curator resolves each (`R1 fixed` or `R1 dismissed: why`); the record then goes through validation and
+    the judge again."""
+    by_what = "the toolkit's checks, which could not settle these doubts"
+    return _bounce_flags(store, session, source, RecordState.NEEDS_REVIEW, "gate", by_what, project)
+
+
+def _bounce_flags(
+    store: Store,
+    session: LabelStudioSession,
+    source: str,
+    state: RecordState,
+    stage: str,
+    by_what: str,
+    project: ls_state.ProjectRow | None,
+) -> int:
     project = project or ensure_project(store, session, source)
     rows = ls_state.tasks_by_id(store, session.base_url, project.project_id)
     by_record = {row.record_id: row for row in rows.values() if row.record_id and row.status == ls_state.AUTHORED}
     if not by_record:
         return 0
     bounced = 0
-    for stored in store.records(source, [RecordState.NEEDS_REVISION]):
+    for stored in store.records(source, [state]):
         row = by_record.get(stored.record.record_id)
-        if row is None or not any(r.stage == "review" for r in stored.reasons):
+        if row is None or not any(r.stage == stage for r in stored.reasons):
             continue
         text = feedback_text(
             stored.reasons,
             row.annotation_id,
             stored.record.provenance.annotator,
             grounding_doubts(stored.validation),
-            by_what="the reviewer pass",
+            by_what=by_what,
         )
         ls_state.queue_feedback(
             store, session.base_url, project.project_id, row.source_id, ls_state.NEEDS_REVISION, text

@@ -191,6 +191,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="with --release (text): fill the test split up to N records, stratified by schema complexity and "
         "question type; released records never move (SOB's text test split is 5,000)",
     )
+    work.add_argument(
+        "--calibration",
+        type=Path,
+        metavar="FILE.json",
+        help="with --release: state in the card the judge's calibration written by "
+        "`python -m judge.calibrate --output FILE.json` (labelled set, false releases and rejections)",
+    )
     publish = parser.add_argument_group("publishing (with --release VERSION; the Hub token comes from HF_TOKEN)")
     publish.add_argument(
         "--push",
@@ -287,6 +294,7 @@ def main(argv: list[str] | None = None) -> int:
             allow_unreviewed=args.allow_unreviewed,
             release=args.release,
             test_size=args.test_size,
+            calibration=args.calibration,
             push=args.push,
             private=args.private,
             dry_run=args.dry_run,

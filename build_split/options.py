@@ -58,6 +58,7 @@ class RunOptions(BaseModel):
     allow_unreviewed: bool = False  # write a release whose rows only the heuristic pre-filter checked
     release: str | None = None
     test_size: int | None = Field(default=None, ge=1)  # a fixed-size, stratified, sticky test split
+    calibration: Path | None = None  # `python -m judge.calibrate --output` figures, stated in the release card
     push: str | None = None  # a Hub repo id (owner/name) or a local folder: see exports.hub.parse_target
     private: bool = False
     dry_run: bool = False
@@ -123,6 +124,15 @@ class RunOptions(BaseModel):
             raise ValueError("needs --release VERSION: the test size applies when a release is written")
         if value is not None and info.data.get("source") != "hotpotqa":
             raise ValueError("only the text config (--source hotpotqa) has a test split")
+        return value
+
+    @field_validator("calibration")
+    @classmethod
+    def _calibration_file(cls, value: Path | None, info: ValidationInfo) -> Path | None:
+        if value is not None and not info.data.get("release"):
+            raise ValueError("needs --release VERSION: the calibration is stated in the release card")
+        if value is not None and not value.is_file():
+            raise ValueError(f"{value} is not a file: write it with python -m judge.calibrate ... --output FILE.json")
         return value
 
     @field_validator("push")

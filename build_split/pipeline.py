@@ -16,6 +16,7 @@ from authoring.drafts import load_drafts, run_drafting
 from authoring.labelstudio import (
     SyncResult,
     awaiting_line,
+    bounce_gate_flags,
     bounce_review_flags,
     bounce_validation_failures,
     label_studio_for_run,
@@ -248,15 +249,35 @@ def run(options: RunOptions, echo: Callable[[str], None] = print) -> RunSummary:
                 review=review.as_manifest(options.allow_unreviewed),
                 curation=curation_numbers(store, options.source),
                 test_size=options.test_size,
+                calibration=_calibration(options),
             )
             summary.release_path = result.path
             summary.release_status = result.status
+            held = store.count_in_state(options.source, RecordState.NEEDS_REVIEW)
+            if held:
+                summary.release_status += f"; {held} record(s) in needs_review left out until their flags are resolved"
         report_run(store, options, summary, echo)
         if label_studio is not None:
             echo(awaiting_line(store, label_studio, options.source))
     if options.push and not summary.llm_stopped:
         summary.published = publish(options, echo)
     return summary
+
+
+def _calibration(options: RunOptions) -> dict[str, object] | None:
+    """The card's summary of `--calibration FILE.json`; a file that is not one is a usage error."""
+    if options.calibration is None:
+        return None
+    import json
+
+    from judge.calibration import card_summary
+
+    try:
+        return card_summary(json.loads(options.calibration.read_text(encoding="utf-8")))
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise UsageError(
+            f"--calibration {options.calibration}: not the figures of python -m judge.calibrate --output ({exc!r})"
+        ) from None
 
 
 def _stages(
@@ -280,6 +301,8 @@ def _stages(
         if label_studio is not None:
             summary.bounced += bounce_review_flags(store, label_studio, options.source)  # type: ignore[arg-type]
     judged = _judge(store, options, tally, summary)
+    if label_studio is not None:  # flags the gate could not settle, shown to the curator above the editors
+        summary.bounced += bounce_gate_flags(store, label_studio, options.source)  # type: ignore[arg-type]
     if options.audit:
         _audit(store, options, summary, label_studio)
     return judged
@@ -365,18 +388,26 @@ def print_status(store: Store, source: str, echo: Callable[[str], None] = print)
     echo(f"\n{source}: {store.count_source_items(source)} source item(s)")
     states = store.state_counts(source)
     echo("records by state: " + (_fmt(states) or "none yet"))
+    held = states.get(str(RecordState.NEEDS_REVIEW), 0)
+    if held:
+        echo(
+            f"{held} record(s) wait in needs_review with flags the checks could not settle: --rejections lists them; "
+            "resolve each flag in Label Studio ('R1 fixed' or 'R1 dismissed: why'), or edit the record's line in "
+            "the authored file and import it again"
+        )
     reasons = store.reason_counts(source)
     if reasons:
-        echo("rejections by stage and reason (records):")
+        echo("rejections and flags by stage and reason (records):")
         for stage, code, n in reasons:
             echo(f"  {stage:<10} {code:<32} {n}")
 
 
 def print_rejections(store: Store, source: str, echo: Callable[[str], None] = print) -> None:
-    """Every rejected or bounced record and every rejected input line, with its reasons (secrets masked)."""
+    """Every rejected, bounced or held record and every rejected input line, with its reasons (secrets masked); a
+    record held in needs_review lists its open flags, each as `[gate/<code>] <path> R<n>: <reason>`."""
     shown = echo
     echo = lambda line: shown(redact(line) or "")  # noqa: E731
-    states = [RecordState.REJECTED, RecordState.NEEDS_REVISION, RecordState.JUDGE_ERROR]
+    states = [RecordState.REJECTED, RecordState.NEEDS_REVISION, RecordState.NEEDS_REVIEW, RecordState.JUDGE_ERROR]
     for item in store.records(source, states):
         echo(
             f"{item.state} {item.record.record_id[:12]} {item.record.metadata.source_id}: {item.record.input.question}"

@@ -1,6 +1,7 @@
 """The reviewer pass's flags on a record, and how the curator resolved each (stored in `Provenance.review`).
 
-A flag names one JSON path and one problem (`FLAG_CODES`) with a short reason. It is `open` until the
+A flag names one JSON path and one problem with a short reason: the reviewer's codes are `FLAG_CODES`; the
+gate's deterministic checks raise their own (any snake_case code, `raised_by` "gate:<judge>"). It is `open` until the
 curator resolves it in Label Studio: `fixed` (the record was edited) or `dismissed` with a note saying why
 the flag is wrong. A record moves on to the judge only when none of its flags is open; a dismissed flag is
 not raised again for the same path, so a curator is never asked twice about the same doubt.
@@ -27,18 +28,20 @@ FLAG_CODES: tuple[str, ...] = (
     "answer_not_unique",
 )
 FlagStatus = Literal["open", "fixed", "dismissed"]
+CODE_PATTERN = r"^[a-z][a-z0-9_]{0,63}$"  # snake_case: the reviewer's six and the gate's codes
 
 
 class ReviewFlag(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     id: str  # "R1", "R2", ...: what the curator names in the flag resolutions
-    code: FlagCode
+    code: str = Field(pattern=CODE_PATTERN)
     path: str = "$"
     reason: str = Field(max_length=1_000)
     status: FlagStatus = "open"
     note: str | None = Field(default=None, max_length=2_000)  # the curator's note (required to dismiss)
     resolved_by: str | None = None
+    raised_by: str | None = None  # "gate:<judge>" for the gate's flags; None: the reviewer pass
 
     @property
     def key(self) -> tuple[str, str]:

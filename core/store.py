@@ -951,12 +951,12 @@ class Store:
         )
 
     def reason_counts(self, source: str) -> list[tuple[str, str, int]]:
-        """(stage, code, records) for records currently rejected or bounced, plus import rejections."""
+        """(stage, code, records) for records currently rejected, bounced or held in review, plus import rejections."""
         sql = """
             WITH r AS (
                 SELECT record_id, unnest(from_json(reasons, '[{"stage":"VARCHAR","code":"VARCHAR"}]')) AS reason
                 FROM records WHERE source = ? AND reasons IS NOT NULL
-                  AND state IN ('rejected', 'needs_revision', 'judge_error')
+                  AND state IN ('rejected', 'needs_revision', 'needs_review', 'judge_error')
             ),
             i AS (
                 SELECT origin || ':' || line_no AS record_id,

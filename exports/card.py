@@ -233,12 +233,16 @@ def render_card(
     rubric_version: str | None = None,
     changelog: dict[str, Any] | None = None,
     review: dict[str, Any] | None = None,
+    flags: dict[str, Any] | None = None,
+    calibration: dict[str, Any] | None = None,
     plots: dict[str, str] | None = None,
     plots_skipped_reason: str | None = None,
     data_files: dict[str, dict[str, Any]] | None = None,
 ) -> str:
     """README.md text for a release, from `data_cards/<config>.md.j2`.
 
+    `flags` (exports/flags.py) counts the flags raised, fixed and dismissed and the records still in
+    `needs_review`; `calibration` (judge/calibrate.py's card summary) is what the judge measured on a labelled set.
     `plots` maps a plot key (see `exports.plots.PLOT_FILES`) to its path relative to the card;
     `data_files` (the manifest's `files`) puts the split sizes and content hash into the metadata."""
     info = SOURCE_CARDS[source]
@@ -264,6 +268,8 @@ def render_card(
         toolkit_version=toolkit_version,
         rubric_version=rubric_version,
         review=review,
+        flags=flags,
+        calibration=calibration,
         changelog=changelog,
         change_kinds=CHANGE_KINDS,
         id_limit=CARD_ID_LIMIT,

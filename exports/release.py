@@ -42,6 +42,7 @@ from exports.audit import card_section as audit_card_section
 from exports.audit import manifest_entry as audit_manifest_entry
 from exports.changelog import compute_changelog, content_columns, first_release_changelog, release_digests, row_digest
 from exports.columns import arrow_schema, record_row, stored_row
+from exports.flags import accepted_with_open_flags, flag_counts
 from exports.manifest import build_funnel, build_manifest, file_sha256
 from exports.splits import SplitAssigner, split_names
 from exports.stats import StatsCollector
@@ -129,14 +130,23 @@ def write_release(
     review: dict[str, Any] | None = None,
     test_size: int | None = None,
     curation: dict[str, Any] | None = None,
+    calibration: dict[str, Any] | None = None,
 ) -> ReleaseResult:
-    """Release the ACCEPTED records of `source` as `version` of its config (see module docstring).
+    """Release the ACCEPTED records of `source` as `version` of its config (see module docstring); refused
+    while an accepted record carries an open flag (records held in `needs_review` are not accepted).
 
     `parent` defaults to the highest lower version released locally; the changelog compares
     with it when its folder is there. `plots=False` skips the PNGs (the card then says so).
     `test_size` fills the test split up to that many records, stratified by schema complexity and
     source category, and sends every other new record to the other splits (sticky, as always)."""
     key = parse_version(version)
+    flagged = accepted_with_open_flags(store, source)
+    if flagged:  # a release never holds a record with an open flag
+        shown = ", ".join(rid[:12] for rid in flagged[:5]) + (" ..." if len(flagged) > 5 else "")
+        raise ReleaseError(
+            f"release {version} refused: {len(flagged)} accepted {source} record(s) still carry an open flag "
+            f"({shown}); resolve each flag (fixed, or dismissed with a note) and run the judge again"
+        )
     if parent is not None and parse_version(parent) >= key:
         raise ValueError(f"parent version {parent} must be lower than the release version {version}")
     config = config_for(source)
@@ -172,6 +182,7 @@ def write_release(
             )
 
         funnel = build_funnel(store, source, written.total)
+        flags = flag_counts(store, source)
         if has_parent_data:
             assert parent_dir is not None and written.digests is not None
             changelog = compute_changelog(written.digests, release_digests(parent_dir, source), splits, parent)
@@ -206,6 +217,8 @@ def write_release(
             rubric_version=rubric_version,
             changelog=changelog,
             review=review,
+            flags=flags,
+            calibration=calibration,
             plots=plot_files,
             plots_skipped_reason=None if plot_files else _plots_skipped(plots),
             data_files=written.files,
@@ -240,6 +253,9 @@ def write_release(
             review=review,
         )
         manifest["residual_error_audit"] = audit_manifest_entry(audit)
+        manifest["flags"] = flags
+        if calibration is not None:
+            manifest["judge_calibration"] = calibration
         if curation is not None:
             manifest["curation"] = curation
         if test_size is not None:  # a fixed-size test split, filled from new records only, stratified

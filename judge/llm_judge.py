@@ -97,8 +97,10 @@ def quote_record(record: Record) -> str:
         }
     review = record.provenance.review
     if review is not None and review.flags:
-        data["reviewer_flags"] = [
-            {"code": f.code, "path": f.path, "reason": f.reason, "status": f.status}
+        # The reviewer's flags and the gate's (`raised_by` "gate:..."), each with how the curator resolved it.
+        data["flags"] = [
+            {"code": f.code, "path": f.path, "reason": f.reason, "raised_by": f.raised_by or "reviewer"}
+            | {"status": f.status}
             | ({"curator_note": f.note} if f.note else {})
             for f in review.flags
         ]

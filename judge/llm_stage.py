@@ -10,8 +10,10 @@ is saved, records whose call failed stay in `judge_error`, the records never sen
 and `LLMStopped` is raised for the run to report (core/llm/failures.py).
 
 With `prefilter` (the free heuristic judge), a record that fails it is rejected by it and never
-costs a call. With `batch`, missing answers are submitted as Gemini batch jobs instead of called;
-records waiting for a job keep their state and are judged by a later run once the job is done.
+costs a call; one it flags waits in `needs_review` until a person resolves the flags, and is then judged
+with the flags and their resolutions quoted. With `batch`, missing answers are submitted as Gemini batch
+jobs instead of called; records waiting for a job keep their state and are judged by a later run once the
+job is done.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from core.models import Record, RecordState
 from core.store import Store, StoredRecord
 from core.verdicts import JudgeVerdict, ValidationReport
 from judge.base import Judge
+from judge.gate import decide
 from judge.llm_judge import JudgeFailed, LLMJudge
 from judge.stage import run_judging
 
@@ -87,11 +90,12 @@ def run_llm_judging(
         for item in waiting:
             report = ValidationReport.model_validate(item.validation or {"passed": True})
             verdict = prefilter.judge(item.record, report, threshold)
-            if verdict.passed:
+            outcome = decide(item.record, verdict).outcome
+            if outcome == "passed":
                 to_ask.append(item)
-            else:
+            else:  # rejected, or held in needs_review with its flags: the LLM judge sees it once they are resolved
                 dropped[item.record.record_id] = verdict
-        counts["prefilter_rejected"] += len(dropped)
+                counts[f"prefilter_{outcome}"] += 1
         _apply(store, source, prefilter, threshold, items, dropped, counts)
     else:
         to_ask = waiting

@@ -1,5 +1,6 @@
-"""The judge stage: validated records move to `accepted`, or to `rejected` naming the failing
-dimensions; a judge that keeps failing leaves the record in `judge_error` for the next run."""
+"""The judge stage: validated records move to `accepted`, to `rejected` naming the failing dimensions, or to
+`needs_review` with the flags a person must fix or dismiss (judge/gate.py); a judge that keeps failing leaves
+the record in `judge_error` for the next run."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from core.row_stage import run_row_stage
 from core.store import RecordRow, StateChange, Store, StoredRecord, parse_error_summary, payload_json
 from core.verdicts import JudgeVerdict, ValidationReport
 from judge.base import Judge
+from judge.gate import decide
 
 STAGE = "judge"
 BATCH = 500  # records per commit when judged here (an LLM judge: its calls are cached as they come)
@@ -26,7 +28,12 @@ PURE_BATCH = 1000  # records per commit for a pure judge in workers: fewer, larg
 
 
 WAITING = (RecordState.VALIDATED, RecordState.JUDGE_ERROR)
-JUDGE_FIELDS = {"judge", "judged_at"}  # what the judge adds to a record's provenance
+JUDGE_FIELDS = {"judge", "judged_at"}  # what the judge adds to a record's provenance (and the gate's `review`)
+OUTCOME_STATES = {
+    "rejected": RecordState.REJECTED,
+    "needs_review": RecordState.NEEDS_REVIEW,
+    "passed": RecordState.ACCEPTED,
+}
 
 
 def run_judging(
@@ -79,22 +86,18 @@ def _decide(
         code = code if isinstance(code, str) and code else "judge_error"
         reason = Reason(stage=STAGE, code=code, message=f"{type(exc).__name__}: {exc}")
         return StateChange(record.record_id, RecordState.JUDGE_ERROR, STAGE, reasons=[reason]), "judge_error"
-    provenance = record.provenance.model_copy(
-        update={"judge": f"{verdict.judge}@{verdict.version}", "judged_at": utcnow()}
-    )
-    derived_json = with_changes(derived, {"provenance": provenance.model_dump(mode="json", include=JUDGE_FIELDS)})
-    failing = verdict.failing_dimensions()
-    reasons = [
-        Reason(
-            stage=STAGE,
-            code=f"low_{dim}",
-            message=f"{dim} scored {verdict.scores[dim]} < {threshold}: {verdict.rationales.get(dim, '')}",
-        )
-        for dim in failing
-    ]
-    state = RecordState.REJECTED if failing else RecordState.ACCEPTED
+    decision = decide(record, verdict, STAGE)
+    update: dict[str, object] = {"judge": f"{verdict.judge}@{verdict.version}", "judged_at": utcnow()}
+    fields = set(JUDGE_FIELDS)
+    if decision.review is not None:  # the gate's flags, beside the curator's earlier resolutions
+        update["review"], fields = decision.review, fields | {"review"}
+    provenance = record.provenance.model_copy(update=update)
+    derived_json = with_changes(derived, {"provenance": provenance.model_dump(mode="json", include=fields)})
+    state = OUTCOME_STATES[decision.outcome]
     verdict_json = verdict.model_dump(mode="json")
-    change = StateChange(record.record_id, state, STAGE, reasons=reasons, derived_json=derived_json, judge=verdict_json)
+    change = StateChange(
+        record.record_id, state, STAGE, reasons=decision.reasons, derived_json=derived_json, judge=verdict_json
+    )
     return change, str(state)
 
 
@@ -118,11 +121,14 @@ def reconcile_verdicts(store: Store, source: str, judge_name: str, threshold: in
     * a record the heuristic pre-filter accepted goes back to the LLM judge when this run has one (the
       pre-filter may reject but never vouch; cached answers make the round trip free when repeated);
     * a changed `--threshold` is re-applied to the stored scores: accepted records now below it are
-      rejected, records the judge rejected only for low scores that now pass are accepted.
+      rejected, records the judge rejected only for low scores that now pass are accepted (or held in
+      `needs_review` when their verdict raised flags still open); a record in `needs_review` stays there for
+      its person unless it is now below the threshold.
     """
     counts: Counter[str] = Counter()
     changes: list[StateChange] = []
-    for item in store.records(source, [RecordState.ACCEPTED, RecordState.REJECTED], ordered=False):
+    judged = [RecordState.ACCEPTED, RecordState.REJECTED, RecordState.NEEDS_REVIEW]
+    for item in store.records(source, judged, ordered=False):
         if not item.judge:
             continue
         verdict = JudgeVerdict.model_validate(item.judge)
@@ -140,17 +146,30 @@ def reconcile_verdicts(store: Store, source: str, judge_name: str, threshold: in
         if item.state == RecordState.REJECTED and not judged_only:
             continue  # rejected for something else too: a threshold cannot accept it
         failing = rescored.failing_dimensions()
-        state = RecordState.REJECTED if failing else RecordState.ACCEPTED
-        reasons = [
-            Reason(
-                stage=STAGE,
-                code=f"low_{dim}",
-                message=f"{dim} scored {rescored.scores[dim]} < {threshold} (threshold re-applied)",
-            )
-            for dim in failing
-        ]
+        derived_json = None
+        if failing:
+            state = RecordState.REJECTED
+            reasons = [
+                Reason(
+                    stage=STAGE,
+                    code=f"low_{dim}",
+                    message=f"{dim} scored {rescored.scores[dim]} < {threshold} (threshold re-applied)",
+                )
+                for dim in failing
+            ]
+        elif item.state == RecordState.NEEDS_REVIEW:
+            state, reasons = item.state, item.reasons  # its flags still wait for a person
+        else:  # now passing: accepted, unless the verdict's flags are open
+            decision = decide(item.record, rescored, STAGE)
+            state, reasons = OUTCOME_STATES[decision.outcome], decision.reasons
+            if decision.review is not None:
+                review = decision.review.model_dump(mode="json")
+                derived_json = with_changes(item.derived, {"provenance": {"review": review}})
+        judge_json = rescored.model_dump(mode="json")
         changes.append(
-            StateChange(item.record.record_id, state, STAGE, reasons=reasons, judge=rescored.model_dump(mode="json"))
+            StateChange(
+                item.record.record_id, state, STAGE, reasons=reasons, derived_json=derived_json, judge=judge_json
+            )
         )
         counts["threshold_reapplied"] += 1
         if state != item.state:

@@ -75,8 +75,14 @@ def test_one_command_pushes_then_pulls_and_judges(
     assert "pushed 0 task(s)" in out
     with Store.open(ws) as store:
         records = {s.record.metadata.source_id: s for s in store.records("hotpotqa")}
-    assert str(records[accepted_task.source_id].state) == "accepted"
-    assert records[accepted_task.source_id].record.provenance.annotator
+    # The answer passes every check, but it does not give the seed answer: the gate holds it for its curator,
+    # and the run shows the flag above the task's editors.
+    held = records[accepted_task.source_id]
+    assert str(held.state) == "needs_review" and held.record.provenance.annotator
+    assert [(r.stage, r.code) for r in held.reasons] == [("gate", "seed_answer_mismatch")]
+    assert "1 sent back to curators" in out and "1 sent back" in out.split("Label Studio:")[-1]
+    data = session.client.tasks.get(id=accepted_task.task_id).data
+    assert data["review_flags"].startswith("R1 [seed_answer_mismatch] $: ")
     rejected = records[rejected_task.source_id]
     assert str(rejected.state) == "rejected"
     assert "do not support" in rejected.reasons[0].message

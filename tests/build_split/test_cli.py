@@ -47,20 +47,27 @@ def test_sample_run_builds_a_release_with_a_funnel(tmp_path: Path, capsys: pytes
     with Store.open(ws) as store:
         states = store.state_counts("hotpotqa")
         reasons = {(stage, code) for stage, code, _ in store.reason_counts("hotpotqa")}
-    assert states == {"accepted": 6, "rejected": 4}
+    # The sample's wrong comparison (the seed answer picks the other option) is held for a person, not released.
+    assert states == {"accepted": 6, "needs_review": 1, "rejected": 3}
     assert {
         ("validation", "undeclared_key"),
         ("validation", "ground_truth_schema_mismatch"),
         ("judge", "low_grounding"),
-        ("judge", "low_accuracy"),
+        ("gate", "seed_answer_mismatch"),
         ("import", "malformed_json"),
         ("import", "unknown_source_id"),
         ("import", "missing_field"),
     } <= reasons
     assert "undeclared_key" in out and "release:" in out
+    assert "1 record(s) in needs_review left out until their flags are resolved" in out
     release = ws / "releases" / "default" / "0.1.0"
     rows = [r for split in ("train", "validation", "test") for r in datasets.load_dataset(str(release), split=split)]
     assert len(rows) == 6
+    assert "sob-sample-0007" not in {r["source_id"] for r in rows}  # the held record
+    card = (release / "README.md").read_text(encoding="utf-8")
+    assert "**1** record(s) wait in `needs_review`" in card and "| `seed_answer_mismatch` | 1 | 0 | 0 | 1 |" in card
+    flags = json.loads((release / "manifest.json").read_text(encoding="utf-8"))["flags"]
+    assert (flags["raised"], flags["open"], flags["needs_review"]) == (1, 1, 1)
     assert set(json.loads(rows[0]["ground_truth"])) == set(json.loads(rows[0]["json_schema"])["properties"])
 
     # Same command again: nothing new, the release is unchanged and no event is added.
@@ -84,8 +91,13 @@ def test_rejections_and_status_say_why(tmp_path: Path, capsys: pytest.CaptureFix
     out = capsys.readouterr().out
     assert "[validation/undeclared_key] $.arches" in out
     assert "[judge/low_grounding]" in out and "line 11" in out
+    held = out[out.index("needs_review ") :].splitlines()
+    assert "sob-sample-0007" in held[0]
+    assert held[1].startswith("    [gate/seed_answer_mismatch] $ R1: ") and "seed answer 'Hollin Canal'" in held[1]
     assert run_cli("--source", "hotpotqa", "--workspace", ws, "--status") == 0
-    assert "accepted 6" in capsys.readouterr().out
+    status = capsys.readouterr().out
+    assert "accepted 6, needs_review 1" in status and "1 record(s) wait in needs_review" in status
+    assert "gate       seed_answer_mismatch             1" in status
 
 
 def write_authored(path: Path, items: list[dict]) -> None:
@@ -151,8 +163,12 @@ def test_killed_run_resumes_to_the_same_release(
         return {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
 
     assert data_files("killed") == data_files("clean")
+    with Store.open(tmp_path / "clean") as store:
+        clean = store.state_counts("hotpotqa")
+    # Threshold 0 rejects nothing; records whose answer is not the seed answer wait in needs_review (flagged).
+    assert set(clean) <= {"accepted", "needs_review"} and sum(clean.values()) == 20 and clean["accepted"]
     with Store.open(tmp_path / "killed") as store:
-        assert store.state_counts("hotpotqa") == {"accepted": 20}
+        assert store.state_counts("hotpotqa") == clean
         validated_events = [e for e in store.events() if e["to_state"] == "validated"]
         assert len(validated_events) == 20  # every record validated exactly once
 

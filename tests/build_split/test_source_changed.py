@@ -104,7 +104,12 @@ def test_a_changed_seed_answer_is_judged_again_and_can_leave_the_release(
     assert run(ws, data, "--release", "0.2.0") == 0
     record, state, _ = first_record(ws)
     assert record.metadata.extra["answer"] == "University of Bergen"
-    assert state == RecordState.REJECTED  # the old acceptance is not carried over
+    assert state == RecordState.NEEDS_REVIEW  # the old acceptance is not carried over: a person must decide
+    with Store.open(ws) as store:
+        [held] = [
+            s for s in store.records("hotpotqa", [RecordState.NEEDS_REVIEW]) if s.record.record_id == record.record_id
+        ]
+    assert [(r.stage, r.code) for r in held.reasons] == [("gate", "seed_answer_mismatch")]
     capsys.readouterr()
     assert main(["--source", "hotpotqa", "--workspace", str(ws), "--diff", "0.1.0", "0.2.0"]) == 0
     assert f"- {record.record_id}" in capsys.readouterr().out

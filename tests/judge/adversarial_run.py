@@ -9,6 +9,7 @@ from typing import Any
 
 from core.evidence import parse_evidence_map
 from core.models import Provenance, Record, SourceItem
+from judge.gate import decide
 from judge.heuristic import HeuristicJudge
 from judge.rubric import DEFAULT_THRESHOLD
 from loaders.hotpotqa import load_hotpotqa
@@ -49,24 +50,33 @@ def build(case: Case, hotpot_items: dict[str, SourceItem]) -> Record:
     )
 
 
+WORDS = {"accept": "accepted", "review": "held for review", "reject": "rejected"}
+
+
 def outcome(record: Record) -> tuple[str, list[str]]:
-    """'accept' or 'reject' by validation then the heuristic judge, with the reasons."""
+    """'accept', 'review' (held in needs_review with flags) or 'reject', by validation then the heuristic judge
+    and the gate's decision (judge/gate.py), with the reasons."""
     checked = check_record(record)
     if not checked.report.passed:
         return "reject", [f"validation/{f.code} {f.path}: {f.message}" for f in checked.report.failures]
     stored = record.model_copy(update={"output": record.output.model_copy(update={"evidence": checked.evidence or {}})})
     verdict = HeuristicJudge().judge(stored, checked.report, DEFAULT_THRESHOLD)
-    reasons = [
-        f"judge/low_{d} {verdict.scores[d]}: {verdict.rationales.get(d, '')}" for d in verdict.failing_dimensions()
-    ]
-    return ("accept" if verdict.passed else "reject"), reasons
+    decision = decide(stored, verdict)
+    if decision.outcome == "rejected":
+        reasons = [
+            f"judge/low_{d} {verdict.scores[d]}: {verdict.rationales.get(d, '')}" for d in verdict.failing_dimensions()
+        ]
+        return "reject", reasons
+    if decision.outcome == "needs_review":
+        return "review", [f"gate/{r.code} {r.path}: {r.message.split(': ', 1)[-1]}" for r in decision.reasons]
+    return "accept", []
 
 
 def one_line(case: Case) -> str:
     """What the pre-filter says of a case, in one line."""
     got, reasons = outcome(build(case, hotpot_items()))
     said = reasons[0] if reasons else "every check passed"
-    return f"- `{case.id}` ({case.source}, {case.why}): **{got}ed**: {said}"
+    return f"- `{case.id}` ({case.source}, {case.why}): **{WORDS[got]}**: {said}"
 
 
 def all_lines() -> list[str]:

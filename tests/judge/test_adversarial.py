@@ -1,5 +1,6 @@
-"""The pre-filter (validation + heuristic judge) on the held-out adversarial set: it rejects every wrong
-answer that looks right and accepts every right answer that looks wrong. Prints the confusion matrix."""
+"""The pre-filter (validation + heuristic judge + the gate's decision) on the held-out adversarial set: it never
+releases a wrong answer that looks right (rejected, or held in needs_review with a flag) and accepts every right
+answer that looks wrong. Prints the confusion matrix."""
 
 from __future__ import annotations
 
@@ -30,7 +31,7 @@ def test_the_set_is_balanced_and_covers_every_source() -> None:
     assert len({case.id for case in CASES}) == len(CASES)
 
 
-def test_prefilter_rejects_every_wrong_answer_and_accepts_every_right_one(
+def test_prefilter_holds_back_every_wrong_answer_and_accepts_every_right_one(
     hotpot_items: dict[str, SourceItem], capsys: pytest.CaptureFixture[str]
 ) -> None:
     matrix: Counter[tuple[str, str]] = Counter()
@@ -38,13 +39,15 @@ def test_prefilter_rejects_every_wrong_answer_and_accepts_every_right_one(
     for case in CASES:
         got, reasons = outcome(build(case, hotpot_items))
         matrix[(case.expect, got)] += 1
-        if got != case.expect:
+        if got != case.expect and not (case.expect == "reject" and got == "review"):
             misjudged.append(f"{case.id} ({case.why}): expected {case.expect}, got {got}: {json.dumps(reasons)}")
     table = (
-        "\nadversarial set: pre-filter (validation + heuristic judge)\n"
-        f"{'':>22}{'accepted':>10}{'rejected':>10}\n"
-        f"{'right (should accept)':>22}{matrix[('accept', 'accept')]:>10}{matrix[('accept', 'reject')]:>10}\n"
-        f"{'wrong (should reject)':>22}{matrix[('reject', 'accept')]:>10}{matrix[('reject', 'reject')]:>10}\n"
+        "\nadversarial set: pre-filter (validation + heuristic judge + gate)\n"
+        f"{'':>22}{'accepted':>10}{'held':>10}{'rejected':>10}\n"
+        + "".join(
+            f"{label:>22}" + "".join(f"{matrix[(expect, got)]:>10}" for got in ("accept", "review", "reject")) + "\n"
+            for label, expect in (("right (should accept)", "accept"), ("wrong (should not)", "reject"))
+        )
     )
     with capsys.disabled():
         print(table)
@@ -52,9 +55,9 @@ def test_prefilter_rejects_every_wrong_answer_and_accepts_every_right_one(
 
 
 @pytest.mark.parametrize("case", [c for c in CASES if c.expect == "reject"], ids=lambda c: c.id)
-def test_every_rejection_says_why(case: Case, hotpot_items: dict[str, SourceItem]) -> None:
+def test_every_wrong_answer_held_back_says_why(case: Case, hotpot_items: dict[str, SourceItem]) -> None:
     got, reasons = outcome(build(case, hotpot_items))
-    assert got == "reject" and reasons and all(reason.strip() for reason in reasons)
+    assert got in ("reject", "review") and reasons and all(reason.strip() for reason in reasons)
 
 
 def test_readme_shows_what_each_check_catches() -> None:

@@ -75,7 +75,7 @@ def test_what_it_cannot_prove_is_flagged_not_rejected() -> None:
     )
     assert verdict.passed
     assert [(f.code, f.path) for f in verdict.flags] == [("seed_answer_mismatch", "$")]
-    assert "yes" in verdict.flags[0].reason
+    assert "yes" in verdict.flags[0].reason and "seed answer" in verdict.flags[0].reason
     assert "$.basis" in verdict.rationales["grounding"]
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from core.models import RecordState
-from core.store import Store
+from core.store import StateChange, Store
 from core.verdicts import ValidationReport
 from judge.heuristic import HeuristicJudge
 from judge.llm_judge import JudgeFailed, LLMJudge, judge_prompt_version
@@ -134,16 +134,22 @@ def test_judge_errors_are_kept_and_retried_by_a_later_run(
 
 def test_heuristic_prefilter_saves_calls(fake_gemini: FakeGemini, make_gemini_client, store: Store, seed) -> None:
     records = seed(store, 4)
-    # Make one record's seed answer disagree with its ground truth: the heuristic rejects it.
+    # Make one record's seed answer disagree with its ground truth: the heuristic cannot settle it, so it
+    # holds the record for a person (needs_review) and the LLM judge is not asked.
     bad = records[0].model_copy(deep=True)
-    bad.metadata.extra["answer"] = "Kathmandu"
+    bad.metadata.extra["answer"] = bad.metadata.extra["seed_answer"] = "Kathmandu"
     store.upsert_records([bad], RecordState.VALIDATED, "test")
+    report = next(item.validation for item in store.records("hotpotqa") if item.record.record_id != bad.record_id)
+    store.apply([StateChange(bad.record_id, RecordState.VALIDATED, "validation", validation=report)])
     judge = LLMJudge(make_gemini_client(fake_gemini, store=store))
     counts = run_llm_judging(store, "hotpotqa", judge, 60, prefilter=HeuristicJudge())
-    assert counts["prefilter_rejected"] == 1 and counts["accepted"] == 3 and counts["rejected"] == 1
+    assert counts["prefilter_needs_review"] == 1 and counts["accepted"] == 3 and counts["needs_review"] == 1
     assert len(fake_gemini.requests) == 3
-    rejected = next(store.records("hotpotqa", [RecordState.REJECTED]))
-    assert rejected.record.provenance.judge.startswith("heuristic@")
+    held = next(store.records("hotpotqa", [RecordState.NEEDS_REVIEW]))
+    assert held.record.provenance.judge.startswith("heuristic@")
+    (flag,) = held.record.provenance.review.open_flags
+    assert flag.code == "seed_answer_mismatch" and flag.raised_by == "gate:heuristic"
+    assert [(r.stage, r.code) for r in held.reasons] == [("gate", "seed_answer_mismatch")]
 
 
 def test_wiring_from_settings_with_usage_kept(fake_gemini: FakeGemini, store: Store, seed) -> None:
@@ -185,7 +191,7 @@ def test_prompt_bands_meet_at_the_threshold_and_the_judge_sees_the_evidence(
     body = fake_gemini.requests[0].body
     system = body["systemInstruction"]["parts"][0]["text"]
     assert "60-89" in system and "30-59" in system and "40-69" not in system  # no band straddles 60
-    assert "question_quality" in system and "reviewer_flags" in system
+    assert "question_quality" in system and "- flags:" in system and "gate:" in system
     user = body["contents"][0]["parts"][0]["text"]
     assert '"evidence"' in user and "quoted words" in user and '"absent"' in user
 
@@ -204,9 +210,23 @@ def test_the_judge_sees_reviewer_flags_and_the_curators_answers(fake_gemini: Fak
         status="dismissed",
         note="the context settles it",
     )
+    gate_flag = ReviewFlag(
+        id="R2",
+        code="value_not_near_entity",
+        path="$.x",
+        reason="far from its entity",
+        status="dismissed",
+        note="the pronoun names it",
+        raised_by="gate:heuristic",
+    )
     record.provenance.review = ReviewInfo(
-        reviewer="gemini:gemini-2.5-flash", version="1", reviewed_at=utcnow(), subject_hash="x", flags=[flag]
+        reviewer="gate:heuristic", version="1", reviewed_at=utcnow(), subject_hash="x", flags=[flag, gate_flag]
     )
     judge.judge(record, OK_REPORT, 60)
     user = fake_gemini.requests[0].body["contents"][0]["parts"][0]["text"]
-    assert '"reviewer_flags"' in user and "two readings" in user and "the context settles it" in user
+    quoted = json.loads(user.split("<record>")[1].split("</record>")[0])["flags"]
+    assert [(f["code"], f["raised_by"], f["status"], f["curator_note"]) for f in quoted] == [
+        ("ambiguous_question", "reviewer", "dismissed", "the context settles it"),
+        ("value_not_near_entity", "gate:heuristic", "dismissed", "the pronoun names it"),
+    ]
+    assert "two readings" in user and "far from its entity" in user
