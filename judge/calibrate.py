@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -40,6 +40,9 @@ SHOW = [f"{label}-{what}" for label in LABELS for what in ("released", "held", "
 SHOWN_OUTCOME = {"released": "released", "held": "needs_review", "rejected": "rejected"}
 EXAMPLES = """examples:
   python -m judge.calibrate --cases tests/data/calibration/cases.jsonl --judge heuristic
+  python -m judge.calibrate --cases tests/data/calibration/hotpotqa.jsonl --cases tests/data/calibration/ami.jsonl \
+      --cases tests/data/calibration/olmocr.jsonl --source hotpotqa \
+      --input tests/data/hotpotqa/hotpot_dev_distractor_v1.sample.json --judge heuristic --split test
   python -m judge.calibrate --cases cases.jsonl --judge heuristic --threshold 70 --show wrong-released
   python -m judge.calibrate --cases cases.jsonl --source hotpotqa --input hotpot_dev_distractor_v1.json \\
       --judge gemini --prefilter --output calibration.json
@@ -55,7 +58,13 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument(
+        "--split",
+        choices=["dev", "test"],
+        help='only the cases of this half of the labelled set (their "split" key)',
+    )
+    parser.add_argument(
         "--cases",
+        action="append",
         type=Path,
         required=True,
         help='JSONL: authored-record lines plus "label": "right"|"wrong" and a free-text "kind"',
@@ -107,18 +116,36 @@ def item_lookup(
     The loaders are build_split's (the same formats as `build_split --input`)."""
 
     @cache
-    def items(source: str) -> dict[str, SourceItem]:
+    def load(source: str, path: Path | None) -> dict[str, SourceItem]:
         from build_split.options import RunOptions
         from build_split.sources import load_source
 
-        path = input_path if source == default_source and input_path is not None else None
         options = RunOptions(source=source, sample=path is None, input=path, workspace=workspace)  # type: ignore[arg-type]
-        where = path or "the embedded sample"
-        print(f"loading {source} source items from {where} ...", file=sys.stderr)
-        result = load_source(options)
-        return {item.source_id: item for item in result.items}
+        print(f"loading {source} source items from {path or 'the embedded sample'} ...", file=sys.stderr)
+        return {item.source_id: item for item in load_source(options).items}
+
+    def items(source: str) -> Mapping[str, SourceItem]:
+        path = input_path if source == default_source and input_path is not None else None
+        return _ThenSample(load(source, path), lambda: load(source, None)) if path is not None else load(source, None)
 
     return items
+
+
+class _ThenSample(Mapping[str, SourceItem]):
+    """The items of --input, then (loaded only when an id is not there) those of the embedded sample."""
+
+    def __init__(self, first: dict[str, SourceItem], then: Callable[[], dict[str, SourceItem]]) -> None:
+        self.first, self.then = first, then
+
+    def __getitem__(self, key: str) -> SourceItem:
+        return self.first[key] if key in self.first else self.then()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        yield from self.first
+        yield from (key for key in self.then() if key not in self.first)
+
+    def __len__(self) -> int:
+        return len(set(self.first) | set(self.then()))
 
 
 def llm_verdicts(args: argparse.Namespace) -> tuple[VerdictsFn, Callable[[], str | None], Callable[[], None], str]:
@@ -224,6 +251,12 @@ def show_cases(results: list[CaseResult], which: list[str], echo: Callable[[str]
                 echo(f"      scores {r.scores}")
 
 
+def _combined_sha256(paths: list[Path]) -> str:
+    import hashlib
+
+    return hashlib.sha256("".join(file_sha256(p) for p in paths).encode()).hexdigest()
+
+
 def main(argv: list[str] | None = None) -> int:
     """Exit codes: 0 done, 2 bad cases or options, 3 the LLM judge stopped (cases it did not judge are
     counted as judge_error)."""
@@ -236,11 +269,23 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     from judge.heuristic import HeuristicJudge
 
+    lookup = item_lookup(args.source, args.input, args.workspace)
+    cases = []
     try:
-        cases = load_cases(args.cases, args.source, item_lookup(args.source, args.input, args.workspace))
+        for path in args.cases:
+            cases += load_cases(path, args.source, lookup)
     except (CasesError, ValueError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    repeated = sorted({c.id for c in cases if sum(1 for other in cases if other.id == c.id) > 1})
+    if repeated:
+        print(f"error: case id(s) used in more than one file: {', '.join(repeated[:10])}", file=sys.stderr)
+        return 2
+    if args.split is not None:
+        cases = [case for case in cases if case.split == args.split]
+        if not cases:
+            print(f'error: no case has "split": "{args.split}"', file=sys.stderr)
+            return 2
     stopped: Callable[[], str | None] = lambda: None  # noqa: E731
     close: Callable[[], None] = lambda: None  # noqa: E731
     if args.judge == "heuristic":
@@ -263,8 +308,9 @@ def main(argv: list[str] | None = None) -> int:
     from core.models import utcnow
 
     meta = {
-        "cases_file": args.cases.name,
-        "cases_sha256": file_sha256(args.cases),
+        "cases_file": ", ".join(path.name for path in args.cases),
+        "cases_sha256": file_sha256(args.cases[0]) if len(args.cases) == 1 else _combined_sha256(args.cases),
+        "split": args.split,
         "judge": "heuristic" if args.judge == "heuristic" else version.split("@", 1)[0],
         "judge_version": version.split("@", 1)[1],
         "prefilter": bool(prefilter),

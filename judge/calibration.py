@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import Field, ValidationError
+from pydantic import ConfigDict, Field, ValidationError
 
 from authoring.file_import import AuthoredLine
 from core.evidence import parse_evidence_map
@@ -40,7 +40,10 @@ METHOD = "Wilson score interval, 95% (scipy binomtest)"
 
 
 class CaseLine(AuthoredLine):
-    """One labelled case: an authored-record line plus its label and kind."""
+    """One labelled case: an authored-record line plus its label and kind. Other keys a labelled set carries
+    for its own use (a `note`, the `split` it belongs to, ...) are read past."""
+
+    model_config = ConfigDict(extra="ignore")
 
     label: Literal["right", "wrong"]
     kind: str = Field(min_length=1)
@@ -49,6 +52,7 @@ class CaseLine(AuthoredLine):
     context: str | None = None
     seed_question: str | None = None
     seed_answer: str | None = None
+    split: str | None = None  # "dev" or "test": the half of a labelled set the case belongs to
 
 
 class CasesError(ValueError):
@@ -68,6 +72,7 @@ class Case:
     label: str
     kind: str
     record: Record
+    split: str | None = None
 
 
 @dataclass
@@ -191,7 +196,7 @@ def build_cases(
             Provenance(annotator=line.annotator, authored_via=f"calibration:{path.name}", authored_at=utcnow()),
             evidence=evidence,
         )
-        built.append(Case(number, line.id or f"line-{number}", source, line.label, line.kind, record))
+        built.append(Case(number, line.id or f"line-{number}", source, line.label, line.kind, record, line.split))
     return built, problems
 
 

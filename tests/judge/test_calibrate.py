@@ -238,3 +238,30 @@ def test_an_llm_judge_answers_through_the_cache_so_a_rerun_pays_nothing(
     finally:
         server.close()
     capsys.readouterr()
+
+
+LABELLED = Path(__file__).resolve().parents[1] / "data" / "calibration"
+HOTPOT_ROWS = Path(__file__).resolve().parents[1] / "data" / "hotpotqa" / "hotpot_dev_distractor_v1.sample.json"
+
+
+def test_several_files_and_one_half_of_the_labelled_set(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The project's labelled set: three files, rows from --input and from the embedded sample, one half."""
+    out = tmp_path / "test-half.json"
+    args = ["--source", "hotpotqa", "--input", str(HOTPOT_ROWS), "--judge", "heuristic", "--output", str(out)]
+    files = [arg for name in ("hotpotqa", "ami", "olmocr") for arg in ("--cases", str(LABELLED / f"{name}.jsonl"))]
+    assert main([*files, *args, "--split", "test"]) == 0
+    figures = json.loads(out.read_text())
+    every = [json.loads(line) for name in ("hotpotqa", "ami", "olmocr") for line in open(LABELLED / f"{name}.jsonl")]
+    wanted = {case["id"] for case in every if case["split"] == "test"}
+    assert {case["id"] for case in figures["results"]} == wanted
+    assert figures["split"] == "test"
+
+
+def test_a_split_no_case_has_is_an_error(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--cases", str(CASES), "--judge", "heuristic", "--split", "test"]) == 2
+    assert 'no case has "split": "test"' in capsys.readouterr().err
+
+
+def test_an_id_in_two_files_is_an_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--cases", str(CASES), "--cases", str(CASES), "--judge", "heuristic"]) == 2
+    assert "more than one file" in capsys.readouterr().err
