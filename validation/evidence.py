@@ -518,7 +518,7 @@ def check_evidence(
             if is_grounded(value, ctx):  # paraphrase-tolerant: normalised or fuzzy, no offsets
                 result.grounded += 1
                 result.support["fuzzy"] += 1
-            elif _computed_from_leaves(value, leaves):
+            elif _computed_from_leaves(value, leaves, containers):
                 result.grounded += 1
                 result.support["computed"] += 1
             elif _words_in_one_clause(value, layout):
@@ -563,12 +563,14 @@ def _is_line_time(value: str, context: str) -> bool:
     return bool(re.fullmatch(r"\d{1,3}:\d{2}(?::\d{2})?", bare)) and f"\n[{bare}] " in f"\n{context}"
 
 
-def _computed_from_leaves(value: Any, leaves: list[Leaf]) -> bool:
+def _computed_from_leaves(value: Any, leaves: list[Leaf], containers: dict[str, Any]) -> bool:
     """A number that is the difference or sum of two other numbers of the answer, or the length of one of its
     lists (a span of years, a total, a count): computed, not copied."""
     number = to_decimal(value) if not isinstance(value, str) else None
     if number is None:
         return False
+    if any(isinstance(c, list) and len(c) == number for c in containers.values()):
+        return True
     numbers = [d for leaf in leaves if (d := to_decimal(leaf.value) if not isinstance(leaf.value, str) else None)]
     numbers = [n for n in numbers if n != number][:40]
     for i, first in enumerate(numbers):

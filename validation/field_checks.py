@@ -171,6 +171,7 @@ def check_field_ties(
     find: Finder,
 ) -> None:
     text = layout.text
+    names = [leaf.value for leaf in leaves if isinstance(leaf.value, str) and shape_of(leaf.value) == "name"]
     for leaf in leaves:
         hint = hint_for(hints, leaf.path, leaf.key)
         place = spans.get(leaf.path)
@@ -182,7 +183,7 @@ def check_field_ties(
         if isinstance(value, bool):
             _check_boolean(leaf, hint, layout, spans, doubt)
         if value is None or value == []:
-            _check_absent(leaf, hint, layout, doubt) or _check_absent_date(leaf, hint, layout, leaves, doubt)
+            _check_absent(leaf, hint, layout, doubt, names) or _check_absent_date(leaf, hint, layout, leaves, doubt)
         if isinstance(value, str):
             _check_copy(leaf, hint, text, doubt)
             if speakers and value.strip() in speakers:
@@ -290,7 +291,9 @@ def _check_boolean(
     offsets = [place[0]] if place is not None else _field_places(words, layout.text)
     if not offsets:
         return
-    sentences = [_clause(layout, offset) for offset in offsets[:4]]
+    # Only the words close to where the field is spoken of: "not only a singer but also a composer" says
+    # nothing against `is_composer` once the clause is long.
+    sentences = [_around(layout, offset, 60) for offset in offsets[:4]]
     negated = [s for s in sentences if _NEGATIONS.search(s)]
     affirmed = [s for s in sentences if _AFFIRMATIONS.search(s) and not _NEGATIONS.search(s)]
     if leaf.value is True and negated and not affirmed:
@@ -306,6 +309,12 @@ def _check_boolean(
             f"{affirmed[0].strip()[:90]!r}",
             leaf.path,
         )
+
+
+def _around(layout: LayoutLike, offset: int, reach: int) -> str:
+    """The text within `reach` characters of an offset, on its line."""
+    start, end = layout.line(offset)
+    return layout.text[max(start, offset - reach) : min(end, offset + reach)]
 
 
 def _clause(layout: LayoutLike, offset: int) -> str:
@@ -348,12 +357,14 @@ def _check_absent_date(leaf: LeafLike, hint: FieldHint, layout: LayoutLike, leav
     return False
 
 
-def _check_absent(leaf: LeafLike, hint: FieldHint, layout: LayoutLike, doubt: Doubt) -> bool:
+def _check_absent(leaf: LeafLike, hint: FieldHint, layout: LayoutLike, doubt: Doubt, names: list[str]) -> bool:
     words = {w for w in field_words(hint.key) if len(w) >= 5 and w not in _GENERIC}
     if not words:
         return False
-    for offset in _field_places(words, layout.text)[:4]:
+    for offset in _field_places(words, layout.text)[:8]:
         clause = _clause(layout, offset)
+        if names and not any(name.lower() in clause.lower() for name in names[:8]):
+            continue  # another entity's deadline or price says nothing of this one's
         if hint.unit or hint.currency is not None or hint.is_count:
             stated = re.search(r"\d", clause)
         elif hint.is_time or "deadline" in words or "date" in field_words(hint.key):

@@ -270,8 +270,33 @@ def number_mentions(text: str) -> tuple[tuple[int, int, Decimal, str], ...]:
         value = Decimal(_ORDINALS[word]) if word in _ORDINALS else _number_token(word[:-2])
         if value is not None:
             found.append((match.start(), match.end(), value, "ordinal"))
+    for match in _PARENTHESISED.finditer(text):
+        value = _number_token(match.group(1))
+        if value is not None:
+            found.append((match.start(), match.end(), -value, "accounting negative"))
     found += _digitised_lines(text)
     return tuple(found)
+
+
+_PARENTHESISED = re.compile(r"\((\d{1,3}(?:,\d{3})*(?:\.\d+)?)\)")
+_DECIMALS = re.compile(r"(?<![\w.])\d+\.\d{2,}(?![\d])")
+
+
+def _rounded_places(value: Decimal, text: str) -> list[Place]:
+    """A number written with more decimals than the value, which is it rounded (41.8 for "41.84")."""
+    step = precision_of(value)
+    if step >= 1 and value == value.to_integral_value():
+        exponent = 0
+    else:
+        exponent = step.as_tuple().exponent if isinstance(step.as_tuple().exponent, int) else 0
+    places: list[Place] = []
+    for match in _DECIMALS.finditer(text):
+        written = _number_token(match.group())
+        if written is None or written == value:
+            continue
+        if written.quantize(Decimal(1).scaleb(exponent)) == value:
+            places.append((match.start(), match.end(), "rounded"))
+    return places
 
 
 _FRACTION_AFTER = re.compile(r"\s*and an?\s+(?:half|quarter)\b", re.IGNORECASE)
@@ -700,6 +725,9 @@ def number_places(value: Decimal, text: str, hint: FieldHint | None = None) -> l
     field names one."""
     rounding = precision_of(value)
     places: list[Place] = [(s, e, how) for s, e, said, how in number_mentions(text) if close(said, value)]
+    places += _rounded_places(value, text)
+    if hint is not None and hint.words & {"percent", "percentage", "pct"} and value > 1:
+        places += [(s, e, how) for s, e, said, how in number_mentions(text) if close(said * 100, value)]
     if hint is not None and hint.currency is not None:
         from text_to_num import alpha2digit
 

@@ -527,8 +527,9 @@ CASES += [
     Case(
         "ami-one-utterance",
         "ami",
-        "reject",
-        "every value comes from one utterance: not a multi-turn question",
+        "accept",
+        "every value comes from one utterance: a weak multi-turn question, yet a right answer; the pre-filter "
+        "reports its multi_turn score and leaves the verdict to the LLM judge",
         ONE_TURN_SCHEMA,
         {
             "price": {"amount": 12.5, "currency": "POUNDS", "limit": "AT MOST"},
