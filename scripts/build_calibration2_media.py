@@ -1,7 +1,9 @@
 """Builds tests/data/calibration2/{ami,olmocr}.jsonl (hand-written cases; contexts cut from repository data)."""
+# ruff: noqa: E501  (case notes and questions are data, kept on one line each)
 
 import json
 from pathlib import Path
+
 from loaders.ami import load_ami
 
 ROOT = Path(".")
