@@ -134,18 +134,18 @@ add(
     "recap-talkback",
     "wrong",
     "boolean against the text (feature ruled out)",
-    "The recap says 'NO NEED FOR TALK-BACK', but talk-back is marked as included; the jog-dial and backlighting values are right.",
+    "The recap says 'NO NEED FOR TALK-BACK', but talk-back is marked as included; the jog-dial, rubber-button and slogan values are right.",
     "v2-ami-es2002d-w01d",
-    "Which features from last meeting's plan does the chair list: talk-back, a jog-dial, LED backlighting, the slogan?",
+    "Which features from last meeting's plan does the chair list: talk-back, a jog-dial, rubber buttons, the slogan?",
     obj(
         {
             "talk_back": F("boolean", "true if talk-back is part of the plan"),
             "jog_dial": F("boolean", "true if a jog-dial is part of the plan"),
-            "led_backlighting": F("boolean", "true if buttons are backlit by internal LEDs"),
+            "rubber_buttons": F("boolean", "true if the buttons are rubber"),
             "slogan_on_remote": F("boolean", "true if the slogan is to appear on the remote"),
         }
     ),
-    {"talk_back": True, "jog_dial": True, "led_backlighting": True, "slogan_on_remote": True},
+    {"talk_back": True, "jog_dial": True, "rubber_buttons": True, "slogan_on_remote": True},
     A,
     {"$.talk_back": "TALK-BACK", "$.jog_dial": "HOPEFULLY A JOG-DIAL"},
 )
