@@ -83,10 +83,6 @@ add(
         "button_material": "rubber",
     },
     A,
-    {
-        "$.lcd_display_planned": {"kind": "normalised", "quote": "NO LCD DISPLAY"},
-        "$.shape": "SNOWMAN SHAPED REMOTE CONTROL",
-    },
 )
 add(
     "ami",
@@ -190,7 +186,6 @@ add(
     ),
     {"standby_hold_ms": 2, "button_colour": "red", "other_use": "confirm button for the LCD screen"},
     B,
-    {"$.standby_hold_ms": "TWO SECONDS"},
 )
 add(
     "ami",
@@ -235,7 +230,6 @@ add(
         "channel_selection": "dedicated buttons to skip straight to a channel",
     },
     B,
-    {"$.volume_control": "JOG-DIAL FOR VOLUME"},
 )
 add(
     "ami",
@@ -276,7 +270,6 @@ add(
         "asked_by": "FEE005",
     },
     C,
-    {"$.asked_by": "OKAY WHAT ABOUT UH SOUND SETTINGS", "$.audio_settings[3]": "LEFT-RIGHT BALANCE"},
 )
 add(
     "ami",
@@ -337,7 +330,6 @@ add(
     ),
     {"battery": True, "kinetic": False, "reason": "cost"},
     D,
-    {"$.reason": "COST RESTRAINTS", "$.battery": "JUST BATTERY"},
 )
 add(
     "ami",
@@ -376,7 +368,6 @@ add(
     ),
     {"curvature": "double-curved", "material": "plastic", "case_colour_count": 1, "chip": "advanced chip"},
     D,
-    {"$.case_colour_count": {"kind": "normalised", "quote": "ONE SPECIAL COLOUR"}, "$.chip": "ADVANCED CHIP"},
 )
 add(
     "ami",
@@ -473,7 +464,6 @@ add(
     ),
     {"overrun_eur": 2.3, "cost_so_far_eur": 16.8, "corrected_by": "MEE008"},
     E,
-    {"$.overrun_eur": {"kind": "normalised", "quote": "TWO POINT T THREE EURO"}},
 )
 add(
     "ami",
@@ -498,7 +488,6 @@ add(
         "rationale": "the TV itself responds, so the user can look at the TV",
     },
     E,
-    {"$.replacement_chip": "REGULAR CHIP"},
 )
 add(
     "ami",
@@ -517,7 +506,6 @@ add(
     ),
     {"suggested_by": "MEE006", "saving_eur": 1, "change": "make the case single curved"},
     E,
-    {"$.saving_eur": "THAT WILL ONLY SAVE YOU ONE"},
 )
 add(
     "ami",
@@ -554,7 +542,6 @@ add(
     ),
     {"cut": "special colours for the buttons", "suggested_by": "MEE006", "applies_to": "the number pad buttons"},
     E,
-    {"$.applies_to": "THE BUTTONS ONLY REFER TO THE PAD"},
 )
 
 # ---------------- olmOCR ----------------
@@ -636,7 +623,6 @@ add(
         "under_flag_of_truce": True,
     },
     LIN,
-    {"$.messenger.city": "Baltimore", "$.pass_to": "City Point"},
 )
 add(
     "olmocr",
@@ -695,7 +681,6 @@ add(
     ),
     {"master_bath_cm": 30, "laundry_cm": 91.44, "source_unit": "inches"},
     BN,
-    {"$.master_bath_cm": 'Master Bath - 7 1/4 - 30"'},
 )
 add(
     "olmocr",
@@ -828,7 +813,6 @@ add(
     ),
     {"total_tokens": 3.9e12, "min_web_fraction": 0.95, "min_github_stars": 2},
     OM,
-    {"$.total_tokens": {"kind": "normalised", "quote": "approximately 3.9 trillion tokens"}},
 )
 add(
     "olmocr",
@@ -865,7 +849,6 @@ add(
     ),
     {"min_stars_kept": 1, "code_source": "StarCoder", "licensing": "permissively-licensed"},
     OM,
-    {"$.min_stars_kept": "fewer than 2 stars"},
 )
 add(
     "olmocr",
@@ -923,7 +906,6 @@ add(
     ),
     {"bones_bushels_per_acre": 16, "dung_tons_per_acre": {"min": 10, "max": 8}, "soil": "calcareous"},
     SP,
-    {"$.bones_bushels_per_acre": "16 bushels per acre of bones"},
 )
 add(
     "olmocr",
@@ -942,7 +924,6 @@ add(
     ),
     {"soft_parts_best": 0.6, "soft_parts_average": 0.5, "animal_matter_fraction": 0.5},
     SP,
-    {"$.soft_parts_average": {"kind": "normalised", "quote": "fifty per cent"}},
 )
 add(
     "olmocr",
