@@ -40,6 +40,7 @@ from validation.readings import (
     FieldHint,
     conversion_supports,
     number_places,
+    precision_of,
     quote_supports,
     string_places,
     to_decimal,
@@ -573,10 +574,14 @@ def _computed_from_leaves(value: Any, leaves: list[Leaf], containers: dict[str, 
         return True
     numbers = [d for leaf in leaves if (d := to_decimal(leaf.value) if not isinstance(leaf.value, str) else None)]
     numbers = [n for n in numbers if n != number][:40]
+    step = precision_of(number)
     for i, first in enumerate(numbers):
         for second in numbers[i + 1 :]:
             if number in (abs(first - second), first + second):
                 return True
+            for top, bottom in ((first, second), (second, first)):
+                if bottom and 0 < number < 1 and abs(top / bottom - number) <= step / 2:
+                    return True  # a share: 93 of 98 is 0.95
     return False
 
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
+from decimal import Decimal
 from functools import lru_cache
 from typing import Any, Protocol
 
@@ -55,7 +56,8 @@ _NEGATIONS = re.compile(
     r"\b(?:not|no|never|nor|n't|without|discontinued|dropped|abandoned|rejected|scrapped|cancell?ed|removed|"
     r"ruled out|decided against|no longer|anymore|any more|too expensive|won't|can't|cannot|isn't|wasn't|"
     r"aren't|doesn't|didn't|don't|refused|declined|failed|lost|withdrawn|ended|ceased|defunct|deprecated|former|"
-    r"formerly|previously|retired|once|ex|used to|instead)\b",
+    r"formerly|previously|retired|once|ex|used to|instead|unfavou?rable|unsuitable|unlikely|unable|impossible|"
+    r"not yet|yet to|pending|expect to|expected to|proposed|under consideration)\b",
     re.IGNORECASE,
 )
 _AFFIRMATIONS = re.compile(
@@ -78,7 +80,13 @@ _ORDINAL = re.compile(
     r"\b(?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|\d+(?:st|nd|rd|th))\b", re.IGNORECASE
 )
 _WORDS = re.compile(r"[A-Za-z][A-Za-z']+")
+_SENTENCE_BREAK = re.compile(r"(?<=[a-z)\]])[.;!?]\s+(?=[A-Z])")
 MAX_COPY_WORDS = 40  # a value of a field that names one thing is shorter than this
+MAX_NAME_WORDS = 12  # a name, a place, a date or a code is shorter than this
+_ONE_THING_WORDS = {
+    "name", "city", "town", "country", "place", "person", "title", "date", "year", "code", "id", "author",
+    "director", "company", "team", "band", "county", "state", "capital", "venue", "label", "publisher", "owner",
+}  # fmt: skip
 
 
 class LeafLike(Protocol):
@@ -131,7 +139,11 @@ def window_words(
     line_end = text.find("\n", end)
     line_end = len(text) if line_end < 0 else line_end
     middle = f" {text[start:end]} " if inside else " "
-    window = text[max(line_start, start - before) : start] + middle + text[end : min(line_end, end + after)]
+    head = text[max(line_start, start - before) : start]
+    tail = text[end : min(line_end, end + after)]
+    head = _SENTENCE_BREAK.split(head)[-1]  # words of the sentence before say nothing of this number
+    tail = _SENTENCE_BREAK.split(tail)[0]
+    window = head + middle + tail
     return {w.lower().strip("'") for w in _WORDS.findall(window)}
 
 
@@ -179,7 +191,9 @@ def check_field_ties(
         if place is not None and isinstance(value, int | float) and not isinstance(value, bool):
             _check_scale(leaf, hint, text, place, doubt)
             _check_unit(leaf, hint, text, place, doubt)
-            _check_number_phrase(leaf, hint, text, place, doubt)
+            others = [p for p in find(value, hint) if p != place][:8]
+            if not any(_in_name(text, p) is None for p in others):
+                _check_number_phrase(leaf, hint, text, place, doubt)
         if isinstance(value, bool):
             _check_boolean(leaf, hint, layout, spans, doubt)
         if value is None or value == []:
@@ -189,6 +203,7 @@ def check_field_ties(
             if speakers and value.strip() in speakers:
                 _check_speaker(leaf, hint, layout, spans, leaves, doubt)
     _check_duplicates(containers, doubt)
+    _check_bounds(leaves, doubt)
     _check_swaps(leaves, spans, text, hints, doubt)
     _check_other_phrase(leaves, spans, layout, hints, find, doubt)
 
@@ -232,8 +247,23 @@ def _check_scale(leaf: LeafLike, hint: FieldHint, text: str, place: tuple[int, i
     )
 
 
+def _in_name(text: str, place: tuple[int, int]) -> str | None:
+    """The capitalised word a number is glued to ("Stoxx" for "Euro Stoxx 50"), or None."""
+    start, _ = place
+    before = text[max(0, start - 40) : start]
+    words_before = _WORDS.findall(before)
+    previous = words_before[-1] if words_before else ""
+    glued = before[len(before.rstrip()) :] in (" ", "") and before.rstrip()[-1:].isalpha()
+    if previous[:1].isupper() and glued and previous.lower() not in _MONTHS and not re.search(r"[.!?:;,]\s*$", before):
+        return previous
+    return None
+
+
 def _check_number_phrase(leaf: LeafLike, hint: FieldHint, text: str, place: tuple[int, int], doubt: Doubt) -> None:
     start, end = place
+    if hint.is_count and text[max(0, start - 1) : start] == "#":
+        doubt("number_from_other_phrase", f"'#{text[start:end]}' numbers an item, it counts nothing", leaf.path)
+        return
     before = text[max(0, start - 40) : start]
     after = text[end : end + 24]
     words_before = _WORDS.findall(before)
@@ -294,6 +324,9 @@ def _check_boolean(
     # Only the words close to where the field is spoken of: "not only a singer but also a composer" says
     # nothing against `is_composer` once the clause is long.
     sentences = [_around(layout, offset, 60) for offset in offsets[:4]]
+    heading = getattr(layout, "heading", None)
+    if heading is not None:  # a section "Not Yet Adopted" says it of everything under it
+        sentences += [h for h in {heading(offset) for offset in offsets[:4]} if h]
     negated = [s for s in sentences if _NEGATIONS.search(s)]
     affirmed = [s for s in sentences if _AFFIRMATIONS.search(s) and not _NEGATIONS.search(s)]
     if leaf.value is True and negated and not affirmed:
@@ -399,7 +432,8 @@ def _check_copy(leaf: LeafLike, hint: FieldHint, text: str, doubt: Doubt) -> Non
         )
         return
     several_lines = value.count("\n") >= 2 or value.count("|") >= 4
-    if len(words) > MAX_COPY_WORDS or several_lines:
+    names_one = bool(field_words(leaf.key or "") & _ONE_THING_WORDS)
+    if len(words) > MAX_COPY_WORDS or several_lines or (names_one and len(words) > MAX_NAME_WORDS):
         doubt(
             "copied_span",
             f"a passage of {len(words)} words{' over several lines' if several_lines else ''} pasted as the value "
@@ -458,6 +492,46 @@ def _check_speaker(
             f"({', '.join(sorted(nearby))})",
             leaf.path,
         )
+
+
+_BOUNDS = [
+    ("min", "max"), ("minimum", "maximum"), ("low", "high"), ("lower", "upper"), ("start", "end"), ("from", "to"),
+    ("first", "last"), ("earliest", "latest"), ("begin", "end"), ("opens", "closes"),
+]  # fmt: skip
+
+
+def _check_bounds(leaves: list[Any], doubt: Doubt) -> None:
+    """Two siblings that bound a range (min/max, start/end, first/last) in the wrong order: swapped."""
+    by_parent: dict[str, dict[str, Any]] = {}
+    for leaf in leaves:
+        if (
+            leaf.key
+            and not isinstance(leaf.value, bool)
+            and (to_decimal(leaf.value) is not None or _is_date(leaf.value))
+        ):
+            by_parent.setdefault(leaf.parent, {})[leaf.key] = leaf
+    for fields in by_parent.values():
+        for low_word, high_word in _BOUNDS:
+            lows = [f for k, f in fields.items() if low_word in field_words(k)]
+            highs = [f for k, f in fields.items() if high_word in field_words(k)]
+            if len(lows) != 1 or len(highs) != 1:
+                continue
+            low, high = lows[0], highs[0]
+            if field_words(low.key) - {low_word} != field_words(high.key) - {high_word}:
+                continue  # `first_album_year` and `last_tour_year` bound no common range
+            if _order_key(low.value) > _order_key(high.value):
+                message = f"{low.key!r} ({low.value!r}) is after {high.key!r} ({high.value!r}): swapped?"
+                doubt("possible_swap", message, low.path)
+                doubt("possible_swap", message, high.path)
+
+
+def _is_date(value: Any) -> bool:
+    return isinstance(value, str) and bool(re.fullmatch(r"\d{4}(-\d{2}(-\d{2})?)?|\d{1,2}:\d{2}", value.strip()))
+
+
+def _order_key(value: Any) -> Any:
+    number = to_decimal(value)
+    return (0, number, "") if number is not None else (1, Decimal(0), str(value).strip().zfill(5))
 
 
 def _check_duplicates(containers: dict[str, Any], doubt: Doubt) -> None:

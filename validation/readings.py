@@ -34,6 +34,7 @@ _UNIT_WORDS = {
     "kilometer": "kilometer", "kilometers": "kilometer", "mile": "mile", "miles": "mile", "mi": "mile",
     "ft": "foot", "foot": "foot", "feet": "foot", "inch": "inch", "inches": "inch", "yard": "yard", "yards": "yard",
     "km/h": "kilometer_per_hour", "m/s": "meter_per_second", "ft/s": "foot_per_second", "mi/h": "mile_per_hour",
+    '"': "inch", "″": "inch", "”": "inch", "in.": "inch", "'": "foot", "′": "foot",
     "kg": "kilogram", "kilogram": "kilogram", "kilograms": "kilogram", "kilos": "kilogram", "g": "gram",
     "gram": "gram", "grams": "gram", "lb": "pound", "lbs": "pound", "oz": "ounce", "tonne": "metric_ton",
     "tonnes": "metric_ton", "ton": "metric_ton", "tons": "metric_ton", "l": "liter", "litre": "liter",
@@ -270,6 +271,19 @@ def number_mentions(text: str) -> tuple[tuple[int, int, Decimal, str], ...]:
         value = Decimal(_ORDINALS[word]) if word in _ORDINALS else _number_token(word[:-2])
         if value is not None:
             found.append((match.start(), match.end(), value, "ordinal"))
+    for match in _SCALE_LETTER.finditer(text):
+        value = _number_token(match.group(1))
+        if value is not None:
+            found.append((match.start(), match.end(), value * _LETTER_SCALES[match.group(2)], "scale letter"))
+    for match in _MIXED_FRACTION.finditer(text):
+        whole, top, bottom = (int(g) for g in match.groups())
+        if bottom:
+            found.append((match.start(), match.end(), Decimal(whole) + Decimal(top) / Decimal(bottom), "fraction"))
+    for match in _PERCENT_RANGE.finditer(text):
+        for group in (1, 2):
+            value = _number_token(match.group(group))
+            if value is not None:
+                found.append((match.start(), match.end(), value / 100, "percent range"))
     for match in _PARENTHESISED.finditer(text):
         value = _number_token(match.group(1))
         if value is not None:
@@ -278,6 +292,10 @@ def number_mentions(text: str) -> tuple[tuple[int, int, Decimal, str], ...]:
     return tuple(found)
 
 
+_LETTER_SCALES = {"K": Decimal(10**3), "M": Decimal(10**6), "B": Decimal(10**9), "T": Decimal(10**12)}
+_SCALE_LETTER = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s?([KMBT])\b")
+_MIXED_FRACTION = re.compile(r"(?<![\w./])(\d+)[\s-]+(\d+)/(\d+)(?![\w/])")
+_PERCENT_RANGE = re.compile(r"(\d+(?:\.\d+)?)\s*(?:-|–|to)\s*(\d+(?:\.\d+)?)\s*(?:%|percent|per cent)", re.I)
 _PARENTHESISED = re.compile(r"\((\d{1,3}(?:,\d{3})*(?:\.\d+)?)\)")
 _DECIMALS = re.compile(r"(?<![\w.])\d+\.\d{2,}(?![\d])")
 
@@ -301,11 +319,25 @@ def _rounded_places(value: Decimal, text: str) -> list[Place]:
 
 _FRACTION_AFTER = re.compile(r"\s*and an?\s+(?:half|quarter)\b", re.IGNORECASE)
 _SPACED_THOUSANDS = re.compile(r"(?<![\d.,])\d{1,3}(?:[ \u00a0\u2009\u202f]\d{3})+(?:\.\d+)?(?![\d])")
-_ORDINALS = {
-    "first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7, "eighth": 8, "ninth": 9,
-    "tenth": 10, "eleventh": 11, "twelfth": 12,
-}  # fmt: skip
-_ORDINAL_WORD = re.compile(r"\b(?:" + "|".join(_ORDINALS) + r"|\d+(?:st|nd|rd|th))\b", re.IGNORECASE)
+
+
+def _ordinal_words() -> dict[str, int]:
+    """ "first" .. "hundredth", written by num2words (as "twenty-first"; "twenty first" is read too)."""
+    from num2words import num2words
+
+    words = {}
+    for number in range(1, 101):
+        word = num2words(number, to="ordinal")
+        words[word] = number
+        words[word.replace("-", " ")] = number
+    return words
+
+
+_ORDINALS = _ordinal_words()
+_ORDINAL_WORD = re.compile(
+    r"\b(?:" + "|".join(sorted(map(re.escape, _ORDINALS), key=len, reverse=True)) + r"|\d+(?:st|nd|rd|th))\b",
+    re.IGNORECASE,
+)
 _HAS_NUMBER_WORD = re.compile(rf"\b(?:{_SPELLED_WORDS})\b", re.IGNORECASE)
 _PERCENT_AFTER = re.compile(r"\s*(?:%|percent|per cent)", re.IGNORECASE)
 
@@ -356,7 +388,7 @@ def _amount(words: str) -> Decimal | None:
 
 _QUANTITY = re.compile(
     r"(?<![\w.])(?P<number>[-−–]?\d{1,3}(?:,\d{3})+(?:\.\d+)?|[-−–]?\d+(?:[.,]\d+)?)\s?-?\s?"
-    r"(?P<unit>(?:sq(?:uare)?\.?\s)?[a-zA-Z°/²]+(?:\s(?:per|an|a)\s[a-z]+)?)"
+    r"(?P<unit>(?:sq(?:uare)?\.?\s)?[a-zA-Z°/²]+(?:\s(?:per|an|a)\s[a-z]+)?|[\"″”′])"
 )
 
 
@@ -681,6 +713,25 @@ def date_places(value: str, text: str) -> list[Place]:
     return places
 
 
+_NAME_PART = re.compile(r"[A-Z][\w'’-]*\.?")
+
+
+def _reordered_name(value: str, text: str) -> list[Place]:
+    """A name in the other order: "B. Weigelt" for "Weigelt, B.", "Weigelt, B." for "B. Weigelt"."""
+    if "," in value:
+        last, _, first = value.partition(",")
+        other = f"{first.strip()} {last.strip()}"
+    else:
+        parts = value.split()
+        if len(parts) < 2 or not all(_NAME_PART.fullmatch(p) for p in parts):
+            return []
+        other = f"{parts[-1]}, {' '.join(parts[:-1])}"
+    if len(other.split()) < 2:
+        return []
+    pattern = r"\s*".join(re.escape(piece) for piece in other.split())
+    return [(m.start(), m.end(), "name order") for m in re.finditer(pattern, text)][:8]
+
+
 def string_places(value: str, text: str) -> list[Place]:
     """Where a string is written another way: without diacritics, as an abbreviation or its expansion, as a
     currency word for an ISO code, as a decade or a clock time."""
@@ -694,6 +745,9 @@ def string_places(value: str, text: str) -> list[Place]:
     if minutes is not None:
         return [(s, e, "normalised") for s, e, said in clock_mentions(text) if said & minutes]
     places = ascii_places(stripped, text)
+    if places:
+        return places
+    places = _reordered_name(stripped, text)
     if places:
         return places
     places = date_places(stripped, text)
@@ -717,6 +771,7 @@ def string_places(value: str, text: str) -> list[Place]:
 # ---- the entry points ------------------------------------------------------------------------------------
 
 
+_FRACTION_WORDS = {"fraction", "share", "proportion", "ratio", "rate", "part", "parts", "portion"}
 _MINOR_MONEY = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(?:cents?|pence|p)\b", re.IGNORECASE)
 
 
@@ -728,6 +783,11 @@ def number_places(value: Decimal, text: str, hint: FieldHint | None = None) -> l
     places += _rounded_places(value, text)
     if hint is not None and hint.words & {"percent", "percentage", "pct"} and value > 1:
         places += [(s, e, how) for s, e, said, how in number_mentions(text) if close(said * 100, value)]
+    if hint is not None and hint.words & _FRACTION_WORDS and 0 < value < 1:
+        hundred = value * 100  # "40 parts in 100", "about sixty [per cent]" for a share
+        places += [(s, e, "per hundred") for s, e, said, _ in number_mentions(text) if close(said, hundred)]
+        places += [(m.start(), m.end(), "per hundred") for m in _PLAIN_NUMBER.finditer(text)
+                   if (n := _number_token(m.group())) is not None and n == hundred]  # fmt: skip
     if hint is not None and hint.currency is not None:
         from text_to_num import alpha2digit
 
