@@ -189,6 +189,7 @@ def check_field_ties(
         place = spans.get(leaf.path)
         value = leaf.value
         if place is not None and isinstance(value, int | float) and not isinstance(value, bool):
+            place = _narrow(text, place, value)  # the number itself inside a curator's longer quote
             _check_scale(leaf, hint, text, place, doubt)
             _check_unit(leaf, hint, text, place, doubt)
             others = [p for p in find(value, hint) if p != place][:8]
@@ -245,6 +246,18 @@ def _check_scale(leaf: LeafLike, hint: FieldHint, text: str, place: tuple[int, i
         f"say it counts {match.group(2).lower()}s",
         leaf.path,
     )
+
+
+def _narrow(text: str, place: tuple[int, int], value: Any) -> tuple[int, int]:
+    """Where in a quote ("Sum 41") its number (41) stands; the quote itself when it is not written in digits."""
+    start, end = place
+    number = to_decimal(value)
+    if number is None or end - start <= 4:
+        return place
+    for match in _NUMBER_IN_TEXT.finditer(text, start, end):
+        if to_decimal(match.group()) == number:
+            return match.start(), match.end()
+    return place
 
 
 def _in_name(text: str, place: tuple[int, int]) -> str | None:
@@ -345,9 +358,17 @@ def _check_boolean(
 
 
 def _around(layout: LayoutLike, offset: int, reach: int) -> str:
-    """The text within `reach` characters of an offset, on its line."""
+    """The text within `reach` characters of an offset, on its line; in a transcript, a question's line with the
+    line that answers it ("DO WE HAVE KINETIC AS WELL" / "NO")."""
     start, end = layout.line(offset)
-    return layout.text[max(start, offset - reach) : min(end, offset + reach)]
+    near = layout.text[max(start, offset - reach) : min(end, offset + reach)]
+    if layout.is_transcript and _ASKS.search(layout.text[start:end]):
+        following = layout.line(min(end + 1, len(layout.text) - 1))
+        near += " " + layout.text[following[0] : following[1]][:80]
+    return near
+
+
+_ASKS = re.compile(r"^\s*(?:DO|DOES|DID|IS|ARE|WAS|WERE|CAN|COULD|SHOULD|WILL|WOULD|HAVE|HAS)\b|\?\s*$", re.I)
 
 
 def _clause(layout: LayoutLike, offset: int) -> str:

@@ -35,6 +35,8 @@ _UNIT_WORDS = {
     "ft": "foot", "foot": "foot", "feet": "foot", "inch": "inch", "inches": "inch", "yard": "yard", "yards": "yard",
     "km/h": "kilometer_per_hour", "m/s": "meter_per_second", "ft/s": "foot_per_second", "mi/h": "mile_per_hour",
     '"': "inch", "″": "inch", "”": "inch", "in.": "inch", "'": "foot", "′": "foot",
+    "ms": "millisecond", "msec": "millisecond", "milliseconds": "millisecond", "millisecond": "millisecond",
+    "sec": "second", "secs": "second",
     "kg": "kilogram", "kilogram": "kilogram", "kilograms": "kilogram", "kilos": "kilogram", "g": "gram",
     "gram": "gram", "grams": "gram", "lb": "pound", "lbs": "pound", "oz": "ounce", "tonne": "metric_ton",
     "tonnes": "metric_ton", "ton": "metric_ton", "tons": "metric_ton", "l": "liter", "litre": "liter",
@@ -355,7 +357,7 @@ def _digitised_lines(text: str) -> list[tuple[int, int, Decimal, str]]:
         position = end + 1
         if not _HAS_NUMBER_WORD.search(line):
             continue
-        digits = alpha2digit(line.lower(), "en")
+        digits = alpha2digit(re.sub(r"(?<=[a-z])-(?=[a-z])", " ", line.lower()), "en")
         for match in _PLAIN_NUMBER.finditer(digits):
             value = _number_token(match.group().replace(",", "."))
             if value is None or re.match(r"\s+and an?\s+(?:half|quarter)", digits[match.end() :]):
@@ -453,8 +455,9 @@ def _digitised_quantities(text: str) -> list[tuple[int, int, Decimal, str]]:
         position = end + 1
         if not _HAS_NUMBER_WORD.search(line):
             continue
-        digits = alpha2digit(line.lower(), "en")
-        if digits == line.lower():
+        lowered = re.sub(r"(?<=[a-z])-(?=[a-z])", " ", line.lower())  # "ten-month" -> "ten month"
+        digits = alpha2digit(lowered, "en")
+        if digits == lowered:
             continue
         for match in _QUANTITY.finditer(digits):
             words = match.group("unit").split()
