@@ -336,7 +336,10 @@ def _check_boolean(
         return
     # Only the words close to where the field is spoken of: "not only a singer but also a composer" says
     # nothing against `is_composer` once the clause is long.
-    sentences = [_around(layout, offset, 60) for offset in offsets[:4]]
+    if place is not None:  # the curator's (or the located) place: its whole sentence, to its end
+        sentences = [_clause(layout, place[0]) + " " + _around(layout, place[1], 40)]
+    else:
+        sentences = [_around(layout, offset, 60) for offset in offsets[:4]]
     heading = getattr(layout, "heading", None)
     if heading is not None:  # a section "Not Yet Adopted" says it of everything under it
         sentences += [h for h in {heading(offset) for offset in offsets[:4]} if h]
