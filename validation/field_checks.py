@@ -192,8 +192,9 @@ def check_field_ties(
             place = _narrow(text, place, value)  # the number itself inside a curator's longer quote
             _check_scale(leaf, hint, text, place, doubt)
             _check_unit(leaf, hint, text, place, doubt)
-            others = [p for p in find(value, hint) if p != place][:8]
-            if not any(_in_name(text, p) is None for p in others):
+            if _in_name(text, place) is None or not any(
+                _in_name(text, p) is None for p in find(value, hint)[:8] if p != place
+            ):  # written elsewhere outside a name: "Cool 4" is not where "four members" comes from
                 _check_number_phrase(leaf, hint, text, place, doubt)
         if isinstance(value, bool):
             _check_boolean(leaf, hint, layout, spans, doubt)
@@ -522,6 +523,9 @@ _BOUNDS = [
     ("min", "max"), ("minimum", "maximum"), ("low", "high"), ("lower", "upper"), ("start", "end"), ("from", "to"),
     ("first", "last"), ("earliest", "latest"), ("begin", "end"), ("opens", "closes"),
 ]  # fmt: skip
+
+
+_BOUND_WORDS = frozenset(word for pair in _BOUNDS for word in pair)
 
 
 def _check_bounds(leaves: list[Any], doubt: Doubt) -> None:
