@@ -196,6 +196,42 @@ def hotpot_jsonl_case(hostile: bytes, suffix: str = ".jsonl") -> Callable[[Path,
     return run
 
 
+def record_rejection_case(hostile_line: bytes, code: str) -> Callable[[Path, Path], Outcome]:
+    """An authored line that imports, then is rejected by validation: the `--rejections` line with `code`."""
+
+    def run(workspace: Path, scratch: Path) -> Outcome:
+        path = authored_file(scratch, hostile_line)
+        code_, _, err = cli("--source", "hotpotqa", "--workspace", workspace, "--authored", path)
+        if code_ != 0:
+            return Outcome(code_, error_line(err))
+        _, listing, _ = cli("--source", "hotpotqa", "--workspace", workspace, "--rejections")
+        found = [line.strip() for line in hostile_record_lines(listing) if f"/{code}]" in line]
+        loaded = good_authored_line()["question"] in authored_questions(workspace)
+        return Outcome(code_, found[0] if found else f"(no {code} rejection listed)", next_run(workspace), loaded)
+
+    return run
+
+
+def hostile_record_lines(listing: str) -> list[str]:
+    """The reasons under the hostile record's header ("... : A hostile line") in a `--rejections` listing."""
+    lines, inside = [], False
+    for line in listing.splitlines():
+        if not line.startswith(" "):
+            inside = line.endswith(": A hostile line")
+        elif inside:
+            lines.append(line)
+    return lines
+
+
+def pattern_line(pattern: str, answer: str) -> bytes:
+    schema = {
+        "type": "object",
+        "properties": {"code": {"type": "string", "pattern": pattern}, "name": {"type": "string"}},
+        "required": ["code", "name"],
+    }
+    return authored_with(json.dumps(schema), json.dumps({"code": answer, "name": "Ed Wood"}))
+
+
 def ami_invalid_utf8(workspace: Path, scratch: Path) -> Outcome:
     lines = (SAMPLES / "ami" / "sample.ihm.jsonl").read_bytes().splitlines(keepends=True)
     path = scratch / "meeting.jsonl"
@@ -367,6 +403,38 @@ CASES: list[Case] = [
         "invalid_utf8",
     ),
     Case(
+        "authored line: schema `pattern` `^(a|aa)+$`, answer of 40 `a`s and `!` (backtracks for hours in `re`)",
+        record_rejection_case(pattern_line("^(a|aa)+$", "a" * 40 + "!"), "schema_pattern_too_slow"),
+        0,
+        "$.properties.code.pattern",
+    ),
+    Case(
+        "authored line: schema `pattern` `^(a+)+$`, answer of 40 `a`s and `!`",
+        record_rejection_case(pattern_line("^(a+)+$", "a" * 40 + "!"), "ground_truth_schema_mismatch"),
+        0,
+        "does not match",
+    ),
+    Case(
+        "authored line: an integer of 5,000 digits",
+        authored_case(authored_with('{"type": "object"}', '{"answer": ' + "7" * 5000 + "}")),
+        0,
+        "number_too_long] line 1",
+    ),
+    Case(
+        "authored line: a key given twice in one object",
+        authored_case(authored_with('{"type": "object"}', '{"answer": "Ed Wood", "answer": "Tim Burton"}')),
+        0,
+        "duplicate_key] line 1",
+    ),
+    Case(
+        "HotpotQA JSONL row with an integer of 5,000 digits",
+        hotpot_jsonl_case(
+            json.dumps(hotpot_row("huge-number")).replace('"level": ', '"level": ' + "9" * 5000 + ', "x": ', 1).encode()
+        ),
+        0,
+        "number_too_long] line 2",
+    ),
+    Case(
         "HotpotQA JSONL row whose `type` nests 250 levels",
         hotpot_jsonl_case(json.dumps({**hotpot_row("deep-type"), "type": nested(250)}).encode()),
         0,
@@ -462,7 +530,8 @@ def table(results: list[tuple[Case, Outcome]]) -> str:
     for case, outcome in results:
         message = re.sub(r"\d{5,}", "N", outcome.message)  # DuckDB's byte offsets
         cell = message.replace("|", "\\|")
-        rows.append(f"| {case.name} | {outcome.exit_code} | {cell} |")
+        name = case.name.replace("|", "\\|")
+        rows.append(f"| {name} | {outcome.exit_code} | {cell} |")
     return "\n".join(rows)
 
 
