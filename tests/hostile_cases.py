@@ -243,6 +243,37 @@ def ami_invalid_utf8(workspace: Path, scratch: Path) -> Outcome:
     return Outcome(code, message, None, bool(source_ids(workspace, "ami")))
 
 
+def olmocr_pdf_outside(workspace: Path, scratch: Path) -> Outcome:
+    """An olmOCR-bench test naming a PDF outside the bench folder, by `..` or by absolute path, beside a
+    good test: the good PDF loads, the other is never read, OCR'd or rendered (it used to write
+    `page-1.png` beside the PDF, outside the workspace)."""
+    bench, escape, markdown = scratch / "bench", scratch / "escape", scratch / "markdown"
+    sample = SAMPLES / "olmocr" / "bench_data"
+    (bench / "pdfs" / "headers_footers").mkdir(parents=True)
+    escape.mkdir()
+    markdown.mkdir()
+    pdf = sample / "pdfs" / "headers_footers" / "glassworkers_minutes.pdf"
+    shutil.copy(pdf, bench / "pdfs" / "headers_footers" / pdf.name)
+    shutil.copy(pdf, escape / "x.pdf")
+    (markdown / "glassworkers_minutes.md").write_text("The minutes of the guild.\n", encoding="utf-8")
+    test = {"page": 1, "type": "present", "text": "minutes"}
+    lines = [
+        {**test, "pdf": "headers_footers/glassworkers_minutes.pdf", "id": "good"},
+        {**test, "pdf": "../../escape/x.pdf", "id": "dots"},
+        {**test, "pdf": str(escape / "x.pdf"), "id": "absolute"},
+    ]
+    (bench / "headers_footers.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
+    code, _, err = cli(
+        "--source", "olmocr", "--workspace", workspace, "--input", bench, "--ocr-markdown", markdown,
+        "--min-ocr-pass-rate", "0",
+    )  # fmt: skip
+    written = sorted(p.name for p in scratch.rglob("*.png") if not p.is_relative_to(workspace))
+    if written:
+        return Outcome(code, f"(wrote outside the workspace: {written})")
+    message = first_rejection(workspace, "olmocr", "load:") if code == 0 else error_line(err)
+    return Outcome(code, message, None, "headers_footers/glassworkers_minutes.pdf" in source_ids(workspace, "olmocr"))
+
+
 def unreadable_input(workspace: Path, scratch: Path) -> Outcome:
     path = scratch / "rows.jsonl"
     path.write_text(json.dumps(hotpot_row("never-read")) + "\n", encoding="utf-8")
@@ -476,6 +507,12 @@ CASES: list[Case] = [
         "item 2",
     ),
     Case("AMI JSONL line with invalid UTF-8", ami_invalid_utf8, 0, "invalid_utf8] line 3"),
+    Case(
+        "olmOCR-bench tests naming a PDF at `../../escape/x.pdf` and at an absolute path",
+        olmocr_pdf_outside,
+        0,
+        "pdf_outside_bench] line 2",
+    ),
     Case("unreadable --input file", unreadable_input, 2, "permission denied"),
     Case("--workspace is a file", workspace_is_a_file, 2, "is a file, not a folder"),
     Case("read-only workspace", read_only_workspace, 2, "is not writable"),
