@@ -274,6 +274,21 @@ def olmocr_pdf_outside(workspace: Path, scratch: Path) -> Outcome:
     return Outcome(code, message, None, "headers_footers/glassworkers_minutes.pdf" in source_ids(workspace, "olmocr"))
 
 
+def push_over_foreign_files(workspace: Path, scratch: Path) -> Outcome:
+    """`--push ./folder` again after the curator put a file of their own where the release's data goes
+    (it used to be deleted without a word)."""
+    folder = scratch / "mirror"
+    push = ("--source", "hotpotqa", "--workspace", workspace, "--release", "0.1.0", "--allow-unreviewed", "--push")
+    code, _, err = cli(*push, folder)
+    if code != 0:
+        return Outcome(code, error_line(err))
+    mine = folder / "data" / "default" / "my-analysis.parquet"
+    mine.write_bytes(b"the curator's own analysis")
+    code, _, err = cli(*push, folder)
+    kept = mine.is_file() and mine.read_bytes() == b"the curator's own analysis"
+    return Outcome(code, error_line(err) if kept else "(a file the toolkit did not write was deleted)")
+
+
 def unreadable_input(workspace: Path, scratch: Path) -> Outcome:
     path = scratch / "rows.jsonl"
     path.write_text(json.dumps(hotpot_row("never-read")) + "\n", encoding="utf-8")
@@ -512,6 +527,12 @@ CASES: list[Case] = [
         olmocr_pdf_outside,
         0,
         "pdf_outside_bench] line 2",
+    ),
+    Case(
+        "--push ./folder again after the curator added data/default/my-analysis.parquet",
+        push_over_foreign_files,
+        2,
+        "my-analysis.parquet",
     ),
     Case("unreadable --input file", unreadable_input, 2, "permission denied"),
     Case("--workspace is a file", workspace_is_a_file, 2, "is a file, not a folder"),
