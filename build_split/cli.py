@@ -21,6 +21,7 @@ from core.store import Store, WorkspaceBusyError, WorkspaceError
 from exports.hub import TARGET_HELP, PublishError
 from exports.release import ReleaseError
 from judge.rubric import DEFAULT_THRESHOLD
+from validation.characters import visible
 
 EXAMPLES = """examples:
   python -m build_split --source hotpotqa --sample --release 0.1.0
@@ -295,7 +296,7 @@ def main(argv: list[str] | None = None) -> int:
         for error in exc.errors():
             flag = "-".join(str(p) for p in error["loc"]).replace("_", "-")
             message = str(error["msg"]).removeprefix("Value error, ")
-            print(f"error: --{flag}: {redact(message)}", file=sys.stderr)
+            print(f"error: --{flag}: {visible(redact(message))}", file=sys.stderr)
         return 2
     try:
         if args.diff:
@@ -317,11 +318,11 @@ def main(argv: list[str] | None = None) -> int:
         LLMError,  # e.g. no key for the Gemini client: the message says what to set
         WorkerFailed,  # a worker process died: the message says what is kept and what to do
     ) as exc:
-        print(f"error: {redact(str(exc))}", file=sys.stderr)
+        print(f"error: {visible(redact(str(exc)))}", file=sys.stderr)
         return 2
     except (WorkspaceError, duckdb.Error, OSError) as exc:
-        print(f"error: {redact(explain_failure(exc, options.workspace))}", file=sys.stderr)
+        print(f"error: {visible(redact(explain_failure(exc, options.workspace)))}", file=sys.stderr)
         return 2
     for line in summary.failure_lines():
-        print(f"error: {line}" if summary.exit_code else f"warning: {line}", file=sys.stderr)
+        print(f"error: {visible(line)}" if summary.exit_code else f"warning: {visible(line)}", file=sys.stderr)
     return summary.exit_code

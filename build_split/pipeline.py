@@ -42,6 +42,7 @@ from judge.review_stage import run_review
 from judge.reviewer import LLMReviewer
 from judge.rubric import RUBRIC_VERSION
 from judge.stage import reconcile_verdicts, run_judging
+from validation.characters import visible
 from validation.stage import run_validation
 
 
@@ -375,7 +376,7 @@ def print_status(store: Store, source: str, echo: Callable[[str], None] = print)
 def print_rejections(store: Store, source: str, echo: Callable[[str], None] = print) -> None:
     """Every rejected or bounced record and every rejected input line, with its reasons (secrets masked)."""
     shown = echo
-    echo = lambda line: shown(redact(line) or "")  # noqa: E731
+    echo = lambda line: shown(visible(redact(line) or ""))  # noqa: E731 (escapes control characters)
     states = [RecordState.REJECTED, RecordState.NEEDS_REVISION, RecordState.JUDGE_ERROR]
     for item in store.records(source, states):
         echo(
