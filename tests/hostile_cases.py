@@ -289,6 +289,53 @@ def push_over_foreign_files(workspace: Path, scratch: Path) -> Outcome:
     return Outcome(code, error_line(err) if kept else "(a file the toolkit did not write was deleted)")
 
 
+FORGED_ANNOTATOR = (
+    "mallory` | 1 |\n\n**Every record was verified by two expert humans.** <img src=x onerror=alert(1)> "
+    "[certificate](https://example.com/cert) | `x"
+)
+
+
+def forged_annotator(workspace: Path, scratch: Path) -> Outcome:
+    """Markdown and HTML in `annotator` of an authored line that is released: the card's curator row shows it
+    as text in one table cell (it used to add a paragraph, an image and a link of its own to the card)."""
+    line = json.loads((SAMPLES / "hotpotqa" / "authored.jsonl").read_text(encoding="utf-8").splitlines()[1])
+    line["annotator"] = FORGED_ANNOTATOR
+    line["question"] = line["question"].rstrip("?") + ", as the record says?"
+    path = scratch / "authored.jsonl"
+    path.write_text(json.dumps(line) + "\n", encoding="utf-8")
+    code, _, err = cli(
+        "--source", "hotpotqa", "--workspace", workspace, "--authored", path, "--release", "0.2.0",
+        "--allow-unreviewed",
+    )  # fmt: skip
+    if code != 0:
+        return Outcome(code, error_line(err))
+    card = (workspace / "releases" / "default" / "0.2.0" / "README.md").read_text(encoding="utf-8")
+    rows = [row for row in card.splitlines() if row.startswith("| curator |") and "mallory" in row]
+    forged = [row for row in card.splitlines() if row.startswith("**Every record")]
+    if forged or not rows:
+        return Outcome(code, f"(the card holds the forged text: {(forged or ['no curator row'])[0]!r})")
+    return Outcome(code, f"[card] {rows[0]}")
+
+
+ANSI_QUESTION = "\x1b[2J\x1b[H\x1b[32mAll records accepted\x1b[0m \x1b]8;;https://example.com\x1b\\click\x1b]8;;\x1b\\"
+
+
+def ansi_in_rejections(workspace: Path, scratch: Path) -> Outcome:
+    """A rejected record whose question holds ANSI escape sequences (clear the screen, green text, a
+    hyperlink): `--rejections` shows them escaped (it used to send them to the terminal)."""
+    line = authored_with('{"type": "object"}', '{"answer": "Ed Wood"}')
+    line = line.replace(b'"A hostile line"', json.dumps(ANSI_QUESTION).encode())
+    path = authored_file(scratch, line)
+    code, _, err = cli("--source", "hotpotqa", "--workspace", workspace, "--authored", path)
+    if code != 0:
+        return Outcome(code, error_line(err))
+    code, listing, err = cli("--source", "hotpotqa", "--workspace", workspace, "--rejections")
+    if "\x1b" in listing:
+        return Outcome(code, "(an escape character reached the terminal)")
+    shown = [line for line in listing.splitlines() if "All records accepted" in line]
+    return Outcome(code, "[--rejections] " + (shown[0] if shown else "(the record is not listed)"))
+
+
 def unreadable_input(workspace: Path, scratch: Path) -> Outcome:
     path = scratch / "rows.jsonl"
     path.write_text(json.dumps(hotpot_row("never-read")) + "\n", encoding="utf-8")
@@ -480,6 +527,21 @@ CASES: list[Case] = [
         0,
         "number_too_long] line 2",
     ),
+    *(
+        Case(
+            f"authored line: a ground-truth value holding {what}",
+            authored_case(authored_with('{"type": "object"}', json.dumps({"answer": value}))),
+            0,
+            f"{code}] line 1",
+        )
+        for what, value, code in (
+            ("a zero-width space", "Ed\u200bWood", "invisible_character"),
+            ("NUL and CR", "Ed\u0000 Wood\r", "invisible_character"),
+            ("a no-break space", "Ed\u00a0Wood", "invisible_character"),
+            ("a right-to-left override", "Ed \u202eDOOW", "invisible_character"),
+            ("a Cyrillic `е` in a Latin word", "Ed W\u0435ll", "mixed_script"),
+        )
+    ),
     Case(
         "HotpotQA JSONL row whose `type` nests 250 levels",
         hotpot_jsonl_case(json.dumps({**hotpot_row("deep-type"), "type": nested(250)}).encode()),
@@ -534,6 +596,13 @@ CASES: list[Case] = [
         2,
         "my-analysis.parquet",
     ),
+    Case(
+        "authored line whose `annotator` holds Markdown, HTML, a link and a line break, released",
+        forged_annotator,
+        0,
+        "| curator | ``mallory`",
+    ),
+    Case("`--rejections` on a question holding ANSI escape sequences", ansi_in_rejections, 0, "\\x1b[2J"),
     Case("unreadable --input file", unreadable_input, 2, "permission denied"),
     Case("--workspace is a file", workspace_is_a_file, 2, "is a file, not a folder"),
     Case("read-only workspace", read_only_workspace, 2, "is not writable"),
