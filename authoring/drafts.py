@@ -30,6 +30,7 @@ from core.models import Provenance, Record, SourceItem, utcnow
 from core.redaction import redact
 from core.store import Store
 from core.verdicts import ValidationFailure, ValidationReport
+from validation.boundary import InputRejected, parse_json_text
 
 STAGE = "draft"
 MIN_PROPERTIES = 3
@@ -100,9 +101,9 @@ def image_task(item: SourceItem) -> tuple[str, str, str]:
 # -- what the model returns ----------------------------------------------------------------------
 def _json_object(value: str, what: str) -> dict[str, Any]:
     try:
-        parsed = json.loads(value)
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"{what} is not valid JSON text: {exc}") from exc
+        parsed = parse_json_text(value)  # within the input limits; a key given twice is refused
+    except InputRejected as exc:
+        raise ValueError(f"{what} is not usable JSON text: {exc}") from exc
     if not isinstance(parsed, dict):
         raise ValueError(f"{what} must be a JSON object")
     return parsed
