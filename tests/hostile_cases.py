@@ -336,6 +336,46 @@ def ansi_in_rejections(workspace: Path, scratch: Path) -> Outcome:
     return Outcome(code, "[--rejections] " + (shown[0] if shown else "(the record is not listed)"))
 
 
+def _scores(names: list[str]) -> str:
+    return ", ".join(f'"{name}": {{"score": 90, "rationale": "fine"}}' for name in names)
+
+
+def _key_twice(names: list[str]) -> str:
+    return '{"accuracy": {"score": 5, "rationale": "the answer is wrong"}, ' + _scores(names) + "}"
+
+
+def _fenced(names: list[str]) -> str:
+    return "Here is my assessment.\n```json\n{" + _scores(names) + "}\n```\nI hope this helps!"
+
+
+def judge_reply_case(reply: Callable[[list[str]], str]) -> Callable[[Path, Path], Outcome]:
+    """The LLM judge (a local server speaking Gemini's API, through the real SDK) answers every record with
+    `reply(score names)`: the stage's lines and its warning or error, and how many records it accepted."""
+
+    def run(workspace: Path, scratch: Path) -> Outcome:
+        from core.store import Store
+        from tests.llm.fakes import FakeGemini
+
+        server = FakeGemini()
+        server.answer = lambda request: reply(request.properties)  # type: ignore[misc]
+        try:
+            with environment("GEMINI_API_KEY", "test-key-not-real"):
+                code, out, err = cli(
+                    "--source", "hotpotqa", "--workspace", workspace, "--judge", "gemini", "--no-review",
+                    "--llm-base-url", server.url,
+                )  # fmt: skip
+        finally:
+            server.close()
+        with Store.open(workspace) as store:
+            accepted = store.con.execute(
+                "SELECT count(*) FROM records WHERE state = 'accepted' AND judge LIKE '%gemini%'"
+            ).fetchone()[0]
+        problems = [line for line in err.splitlines() if line.startswith(("warning:", "error:"))]
+        return Outcome(code, f"[judge] accepted by the LLM judge: {accepted}" + "".join(f"; {p}" for p in problems))
+
+    return run
+
+
 def unreadable_input(workspace: Path, scratch: Path) -> Outcome:
     path = scratch / "rows.jsonl"
     path.write_text(json.dumps(hotpot_row("never-read")) + "\n", encoding="utf-8")
@@ -603,6 +643,18 @@ CASES: list[Case] = [
         "| curator | ``mallory`",
     ),
     Case("`--rejections` on a question holding ANSI escape sequences", ansi_in_rejections, 0, "\\x1b[2J"),
+    Case(
+        "LLM judge reply giving `accuracy` twice (5, then 90)",
+        judge_reply_case(_key_twice),
+        0,
+        "accepted by the LLM judge: 0; warning: llm failures in judge",
+    ),
+    Case(
+        "LLM judge reply wrapped in a Markdown fence, with text before and after",
+        judge_reply_case(_fenced),
+        0,
+        "accepted by the LLM judge: 6",
+    ),
     Case("unreadable --input file", unreadable_input, 2, "permission denied"),
     Case("--workspace is a file", workspace_is_a_file, 2, "is a file, not a folder"),
     Case("read-only workspace", read_only_workspace, 2, "is not writable"),
