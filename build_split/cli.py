@@ -184,6 +184,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="with --release: write it even if records were accepted by the offline heuristic pre-filter alone "
         "(the card and manifest then say `review: heuristic-only`); refused otherwise",
     )
+    work.add_argument(
+        "--release-partial",
+        action="store_true",
+        help="with --release: write it even while records wait on a transient LLM failure (the card and manifest "
+        "say how many are missing); otherwise the release waits for a run where the judge answered them all",
+    )
     work.add_argument("--release", metavar="VERSION", help="write release VERSION (semantic version, e.g. 0.1.0)")
     work.add_argument(
         "--test-size",
@@ -286,6 +292,7 @@ def main(argv: list[str] | None = None) -> int:
             max_consecutive_failures=args.max_consecutive_failures,
             threshold=args.threshold,
             allow_unreviewed=args.allow_unreviewed,
+            release_partial=args.release_partial,
             release=args.release,
             test_size=args.test_size,
             push=args.push,
