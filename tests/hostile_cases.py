@@ -376,6 +376,61 @@ def judge_reply_case(reply: Callable[[list[str]], str]) -> Callable[[Path, Path]
     return run
 
 
+@contextlib.contextmanager
+def quick_llm_retries() -> Iterator[None]:
+    """The CLI's LLM clients with short backoffs (the same policy, only faster)."""
+    import build_split.pipeline as pipeline
+
+    original = pipeline.llm_settings
+
+    def quick(*args: Any, **kwargs: Any) -> Any:
+        return original(*args, **kwargs).model_copy(update={"initial_backoff_s": 0.01, "max_backoff_s": 0.02})
+
+    pipeline.llm_settings = quick
+    try:
+        yield
+    finally:
+        pipeline.llm_settings = original
+
+
+def judge_outage_case(failing: int | None, *extra: str) -> Callable[[Path, Path], Outcome]:
+    """`--release 0.2.0` with the LLM judge (a local server speaking Gemini's API) answering HTTP 503 for
+    `failing` of the records (None: all of them), every time: the `release:` line and the exit code. A
+    release written without them used to be sealed, and the rerun refused ("already exists")."""
+
+    def run(workspace: Path, scratch: Path) -> Outcome:
+        from tests.llm.fakes import FakeGemini, ModelRequest, Reply, gemini_error, judge_answer
+
+        failing_prompts: set[str] = set()
+        scores = judge_answer()
+
+        def answer(request: ModelRequest) -> str | Reply:
+            if failing is None or request.user_hash in failing_prompts or len(failing_prompts) < failing:
+                failing_prompts.add(request.user_hash)
+                return Reply(503, gemini_error(503, "The model is overloaded."))
+            return scores(request)
+
+        server = FakeGemini()
+        server.answer = answer
+        try:
+            with environment("GEMINI_API_KEY", "test-key-not-real"), quick_llm_retries():
+                code, out, err = cli(
+                    "--source", "hotpotqa", "--workspace", workspace, "--judge", "gemini", "--no-review",
+                    "--llm-base-url", server.url, "--release", "0.2.0", *extra,
+                )  # fmt: skip
+        finally:
+            server.close()
+        release = [line.strip() for line in out.splitlines() if line.startswith("release:")]
+        if not release:
+            return Outcome(code, error_line(err))
+        card = workspace / "releases" / "default" / "0.2.0" / "README.md"
+        lines = card.read_text(encoding="utf-8").splitlines() if card.is_file() else []
+        partial = [line.strip() for line in lines if "Partial release" in line]
+        return Outcome(code, "[run] " + re.sub(r"\S*/ws/", "<tmp>/ws/", " ".join(release + partial)))
+
+    return run
+
+
 def unreadable_input(workspace: Path, scratch: Path) -> Outcome:
     path = scratch / "rows.jsonl"
     path.write_text(json.dumps(hotpot_row("never-read")) + "\n", encoding="utf-8")
@@ -654,6 +709,24 @@ CASES: list[Case] = [
         judge_reply_case(_fenced),
         0,
         "accepted by the LLM judge: 6",
+    ),
+    Case(
+        "LLM judge: HTTP 503 on every call, with --release",
+        judge_outage_case(None),
+        3,
+        "release:    not written: an LLM stage stopped",
+    ),
+    Case(
+        "LLM judge: HTTP 503 on 2 records, with --release",
+        judge_outage_case(2),
+        3,
+        "not written: 2 record(s) wait",
+    ),
+    Case(
+        "LLM judge: HTTP 503 on 2 records, with --release --release-partial",
+        judge_outage_case(2, "--release-partial"),
+        3,
+        "Partial release.** 2 validated records",
     ),
     Case("unreadable --input file", unreadable_input, 2, "permission denied"),
     Case("--workspace is a file", workspace_is_a_file, 2, "is a file, not a folder"),
