@@ -348,7 +348,24 @@ def _fenced(names: list[str]) -> str:
     return "Here is my assessment.\n```json\n{" + _scores(names) + "}\n```\nI hope this helps!"
 
 
-def judge_reply_case(reply: Callable[[list[str]], str]) -> Callable[[Path, Path], Outcome]:
+def _html_page(names: list[str]) -> Any:
+    from tests.llm.fakes import Reply
+
+    page = "<html><head><title>Sign in</title></head><body>Please log in to the proxy.</body></html>"
+    return Reply(200, page, {"Content-Type": "text/html"})
+
+
+def _retry_tomorrow(names: list[str]) -> Any:
+    from tests.llm.fakes import Reply, gemini_error
+
+    return Reply(429, gemini_error(429, "Quota exceeded."), {"Retry-After": "86400"})
+
+
+def _twenty_megabytes(names: list[str]) -> str:
+    return '{"accuracy": {"score": 90, "rationale": "' + "x" * 20_000_000 + '"}}'
+
+
+def judge_reply_case(reply: Callable[[list[str]], Any]) -> Callable[[Path, Path], Outcome]:
     """The LLM judge (a local server speaking Gemini's API, through the real SDK) answers every record with
     `reply(score names)`: the stage's lines and its warning or error, and how many records it accepted."""
 
@@ -359,7 +376,7 @@ def judge_reply_case(reply: Callable[[list[str]], str]) -> Callable[[Path, Path]
         server = FakeGemini()
         server.answer = lambda request: reply(request.properties)  # type: ignore[misc]
         try:
-            with environment("GEMINI_API_KEY", "test-key-not-real"):
+            with environment("GEMINI_API_KEY", "test-key-not-real"), quick_llm_retries():
                 code, out, err = cli(
                     "--source", "hotpotqa", "--workspace", workspace, "--judge", "gemini", "--no-review",
                     "--llm-base-url", server.url,
@@ -703,6 +720,24 @@ CASES: list[Case] = [
         judge_reply_case(_key_twice),
         0,
         "accepted by the LLM judge: 0; warning: llm failures in judge",
+    ),
+    Case(
+        "LLM judge: HTTP 200 with an HTML page for a body",
+        judge_reply_case(_html_page),
+        3,
+        "HTTP 200 but not a Gemini reply: '<html>",
+    ),
+    Case(
+        "LLM judge: a reply of 20 MB",
+        judge_reply_case(_twenty_megabytes),
+        0,
+        "the reply body is 20,",
+    ),
+    Case(
+        "LLM judge: HTTP 429 with `Retry-After: 86400`",
+        judge_reply_case(_retry_tomorrow),
+        3,
+        "asked to wait 86,400 s",
     ),
     Case(
         "LLM judge reply wrapped in a Markdown fence, with text before and after",
