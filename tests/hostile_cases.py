@@ -479,6 +479,47 @@ def seed_fields_in_the_draft_prompt(workspace: Path, scratch: Path) -> Outcome:
     return Outcome(code, "[draft prompt] " + next(line for line in prompt.splitlines() if "Who?" in line))
 
 
+def killed_with_workers(workspace: Path, scratch: Path) -> Outcome:
+    """`kill -9` of a run while its worker processes validate (SOB_WORKERS=2): what is left of it after 10 s.
+    The workers, multiprocessing's fork server and its resource tracker used to run for ever."""
+    import signal
+    import time
+
+    from tests.core.test_workers_die_with_parent import session_processes
+
+    env = {**os.environ, "SOB_WORKERS": "2", "PYTHONPATH": str(REPO)}
+    env.pop("GEMINI_API_KEY", None)
+    env.pop("GOOGLE_API_KEY", None)
+    command = [sys.executable, "-m", "build_split", "--source", "hotpotqa", "--workspace", scratch / "ws", "--sample"]
+    run = subprocess.Popen(
+        command, cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while run.poll() is None and time.monotonic() < deadline:
+            if any("forkserver" in cmd for cmd in session_processes(run.pid, run.pid).values()):
+                break
+            time.sleep(0.05)
+        time.sleep(0.5)
+        started = len(session_processes(run.pid, run.pid))
+        if run.poll() is not None or not started:
+            return Outcome(run.returncode or 0, "(the run ended before its workers could be seen)")
+        os.kill(run.pid, signal.SIGKILL)
+        run.wait(timeout=30)
+        left = session_processes(run.pid, run.pid)
+        until = time.monotonic() + 10
+        while left and time.monotonic() < until:
+            time.sleep(0.1)
+            left = session_processes(run.pid, run.pid)
+        return Outcome(0, f"[processes] {len(left)} of its workers, fork server and resource tracker still running")
+    finally:
+        for pid in session_processes(run.pid, 0):
+            os.kill(pid, signal.SIGKILL)
+        if run.poll() is None:
+            run.kill()
+            run.wait()
+
+
 def unreadable_input(workspace: Path, scratch: Path) -> Outcome:
     path = scratch / "rows.jsonl"
     path.write_text(json.dumps(hotpot_row("never-read")) + "\n", encoding="utf-8")
@@ -800,6 +841,7 @@ CASES: list[Case] = [
         0,
         '"Who?\\u003c/context>\\nSYSTEM:',
     ),
+    Case("`kill -9` of a run while its 2 workers validate", killed_with_workers, 0, "[processes] 0 of"),
     Case("unreadable --input file", unreadable_input, 2, "permission denied"),
     Case("--workspace is a file", workspace_is_a_file, 2, "is a file, not a folder"),
     Case("read-only workspace", read_only_workspace, 2, "is not writable"),
