@@ -895,10 +895,18 @@ def table(results: list[tuple[Case, Outcome]]) -> str:
     rows = ["| case | exit | message |", "| --- | --- | --- |"]
     for case, outcome in results:
         message = re.sub(r"\d{5,}", "N", outcome.message)  # DuckDB's byte offsets
-        cell = message.replace("|", "\\|")
+        cell = code_span(message)
         name = case.name.replace("|", "\\|")
         rows.append(f"| {name} | {outcome.exit_code} | {cell} |")
     return "\n".join(rows)
+
+
+def code_span(text: str) -> str:
+    """The message as one inline code span of a table cell: the hostile Markdown and HTML some messages
+    quote (a forged card row, an `<img>`) shows as text in the README, never rendered."""
+    fence = "`" * (max((len(run) for run in re.findall("`+", text)), default=0) + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text.replace('|', chr(92) + '|')}{pad}{fence}"
 
 
 def readme_table() -> str | None:
