@@ -16,6 +16,7 @@ validator in the process (the toolkit's and any other) runs schema patterns with
 from __future__ import annotations
 
 import contextlib
+import functools
 import re
 import time
 from collections.abc import Iterator
@@ -61,11 +62,17 @@ def search(pattern: Any, string: Any, flags: int = 0) -> Any:
     if _deadline is not None:
         limit = max(0.001, min(limit, _deadline - time.monotonic()))
     try:
-        return regex.search(pattern, string, flags, timeout=limit)
+        return _compiled(pattern, flags).search(string, timeout=limit)
     except TimeoutError:
         raise PatternTooSlow(str(pattern), limit) from None
     except regex.error as exc:
         raise re.error(str(exc)) from None
+
+
+@functools.lru_cache(maxsize=4096)
+def _compiled(pattern: Any, flags: int) -> Any:
+    """Compiled once per pattern (the `regex` module's own cache costs more than the search itself)."""
+    return regex.compile(pattern, flags)
 
 
 def pattern_path(schema: Any, pattern: str) -> str:
