@@ -132,6 +132,22 @@ def test_every_config_keeps_the_control_contract(source: str) -> None:
     assert any("House rules" in (el.get("value") or "") for el in root.iter("Header"))
 
 
+def test_an_editor_answer_with_invisible_characters_goes_back_to_the_curator() -> None:
+    answer = {**ANSWER, "director": "Ingrid So\u0301lvang\u200b"}  # a combining accent and a zero-width space
+    parsed = ls.parse_annotation(
+        [
+            textarea("question", "Who directed it?"),
+            textarea("json_schema", json.dumps(SCHEMA)),
+            textarea("ground_truth", json.dumps(answer)),
+            {"from_name": "verdict", "value": {"choices": ["accept"]}},
+        ]
+    )
+    assert parsed.ground_truth["director"] == "Ingrid S\u00f3lvang\u200b"  # one normalisation (NFC)
+    [problem] = parsed.problems
+    assert (problem.code, problem.path) == ("invisible_character", "$.ground_truth.director")
+    assert "\\u200b (ZERO WIDTH SPACE)" in problem.message
+
+
 def test_parse_annotation_reports_every_problem() -> None:
     ok = ls.parse_annotation(
         [
