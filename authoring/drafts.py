@@ -30,10 +30,11 @@ from core.models import Provenance, Record, SourceItem, utcnow
 from core.redaction import redact
 from core.store import Store
 from core.verdicts import ValidationFailure, ValidationReport
+from validation.boundary import InputRejected, parse_json_text
 
 STAGE = "draft"
 MIN_PROPERTIES = 3
-DRAFT_CODE_VERSION = "3"  # bump when the checks or the image tasks below change
+DRAFT_CODE_VERSION = "4"  # bump when the checks or the image tasks below change
 
 Validator = Callable[[Record], tuple[ValidationReport, dict[str, Any] | None]]
 
@@ -100,9 +101,9 @@ def image_task(item: SourceItem) -> tuple[str, str, str]:
 # -- what the model returns ----------------------------------------------------------------------
 def _json_object(value: str, what: str) -> dict[str, Any]:
     try:
-        parsed = json.loads(value)
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"{what} is not valid JSON text: {exc}") from exc
+        parsed = parse_json_text(value)  # within the input limits; a key given twice is refused
+    except InputRejected as exc:
+        raise ValueError(f"{what} is not usable JSON text: {exc}") from exc
     if not isinstance(parsed, dict):
         raise ValueError(f"{what} must be a JSON object")
     return parsed
@@ -199,9 +200,10 @@ def draft_prompt_version(source: str) -> str:
     return f"draft/{source}/" + ".".join(f"{t.name}-{t.version}" for t in parts) + f"/code-{DRAFT_CODE_VERSION}"
 
 
-def _quote(text: str) -> str:
-    """Context as a JSON string, `<` escaped, so nothing inside can close the <context> block."""
-    return json.dumps(text, ensure_ascii=False).replace("<", "\\u003c")
+def _quote(text: object) -> str:
+    """Any input (context, seed question and answer, type, category, meeting id) as a JSON string, `<`
+    escaped: no newline, `SYSTEM:` line or `</context>` inside it can land among the instructions."""
+    return json.dumps(str(text), ensure_ascii=False).replace("<", "\\u003c")
 
 
 def draft_user_prompt(item: SourceItem) -> str:
@@ -209,19 +211,19 @@ def draft_user_prompt(item: SourceItem) -> str:
     meta = item.metadata
     if item.source == "hotpotqa":
         return template.render(
-            qa_type=str(meta.get("type", "unknown")),
-            level=str(meta.get("level", item.question_difficulty or "unknown")),
-            question=item.question or "(none: write one)",
-            answer=item.answer or "(none)",
+            qa_type=_quote(meta.get("type", "unknown")),
+            level=_quote(meta.get("level", item.question_difficulty or "unknown")),
+            question=_quote(item.question) if item.question else "(none: write one)",
+            answer=_quote(item.answer) if item.answer else "(none)",
             context=_quote(item.context),
         )
     if item.source == "olmocr":
-        _, title, task = image_task(item)
-        category = str(meta.get("source_category") or _category(item))
+        _, title, task = image_task(item)  # the toolkit's own text
+        category = _quote(meta.get("source_category") or _category(item))
         return template.render(category=category, task=f"{title}: {task}", context=_quote(item.context))
     speakers = meta.get("num_speakers") or len(meta.get("speakers", [])) or "several"
-    meeting = str(meta.get("meeting_id", item.source_id))
-    return template.render(meeting=meeting, speakers=str(speakers), context=_quote(item.context))
+    meeting = _quote(meta.get("meeting_id", item.source_id))
+    return template.render(meeting=meeting, speakers=_quote(speakers), context=_quote(item.context))
 
 
 def draft_request(

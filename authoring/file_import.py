@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from core.batching import batched
 from core.evidence import Evidence, parse_evidence_map
 from core.models import Provenance, Reason, Record, SourceItem, utcnow
+from validation import characters
 from validation.boundary import InputLine, read_json_lines
 from validation.limits import check_nesting
 
@@ -155,6 +156,9 @@ def _check_line(parsed: InputLine) -> tuple[AuthoredLine, dict[str, Evidence]] |
             Reason(stage=STAGE, code=f.code, message=f"line {line_no}: {f.message}", path=f"$.{f.check}")
             for f in too_big
         ]
+    authored, hidden = _characters(authored, line_no)
+    if hidden:
+        return hidden
     evidence, problems = parse_evidence_map(authored.evidence)
     if problems:
         return [
@@ -162,3 +166,20 @@ def _check_line(parsed: InputLine) -> tuple[AuthoredLine, dict[str, Evidence]] |
             for where, why in problems
         ]
     return authored, evidence
+
+
+def _characters(authored: AuthoredLine, line_no: int) -> tuple[AuthoredLine, list[Reason]]:
+    """The line in one Unicode normalisation (validation/characters.py), and a reason for every ground-truth
+    string that holds a character nobody can see or a word that mixes look-alike alphabets."""
+    authored = authored.model_copy(
+        update={
+            "question": characters.normalised(authored.question),
+            "ground_truth": characters.normalised(authored.ground_truth),
+            "evidence": characters.normalised(authored.evidence),
+        }
+    )
+    reasons = [
+        Reason(stage=STAGE, code=code, message=f"line {line_no}: {where} {message}", path=where)
+        for where, code, message in characters.value_problems(authored.ground_truth)
+    ]
+    return authored, reasons

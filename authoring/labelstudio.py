@@ -45,6 +45,7 @@ from core.evidence import Evidence, parse_evidence_map
 from core.models import Provenance, Reason, Record, RecordState, SourceItem, utcnow
 from core.review import ReviewInfo, review_subject, subject_hash
 from core.store import StateChange, Store
+from validation import characters
 from validation.boundary import InputRejected, parse_json_text
 from validation.limits import MAX_STRING_CHARS
 
@@ -563,6 +564,11 @@ def parse_annotation(result: Iterable[Mapping[str, Any]], context: str = "") -> 
         question = question[:MAX_STRING_CHARS]
     schema = _parse_json_editor("json_schema", texts.get("json_schema", ""), problems)
     answer = _parse_json_editor("ground_truth", texts.get("ground_truth", ""), problems)
+    question, answer = characters.normalised(question), characters.normalised(answer)  # one normalisation (NFC)
+    problems += [
+        Reason(stage=STAGE, code=code, message=f"ground_truth{where[1:]}: {message}", path=f"$.ground_truth{where[1:]}")
+        for where, code, message in characters.value_problems(answer or {})
+    ]
     if schema is not None and answer is not None:
         # The full schema checks are the validation stage's; this catches what a curator can fix at once.
         # (A metaschema check per record costs milliseconds; an unusable schema fails here anyway.)

@@ -196,10 +196,10 @@ class LabelStudioServer:
             str(self.port),
             "--data-dir",
             str(self.data_dir),
-            # `--name=value`: a generated password may start with "-", which argparse takes for an option.
+            # `--name=value`: a name may start with "-", which argparse takes for an option. The password and
+            # token travel in the environment only (LABEL_STUDIO_PASSWORD, _USER_TOKEN): a command line is
+            # visible to every user of the machine (`ps`).
             f"--username={self.credentials.username}",
-            f"--password={self.credentials.password}",
-            f"--user-token={self.credentials.token}",
             "--enable-legacy-api-token",
         ]
 
@@ -213,6 +213,7 @@ class LabelStudioServer:
                 "another port. Stop what uses it, or pick another port (--label-studio-port)."
             )
         self.data_dir.mkdir(parents=True, exist_ok=True)
+        self.data_dir.chmod(0o700)  # its database holds the API token: for this user only
         self.files_root.mkdir(parents=True, exist_ok=True)
         self.credentials = load_or_create_credentials(self.data_dir)
         command = self.command()
@@ -226,6 +227,7 @@ class LabelStudioServer:
                 stdout=log,
                 stderr=subprocess.STDOUT,
                 start_new_session=True,  # its own process group: stop() reaches Django's children too
+                umask=0o077,  # the database and media it creates are readable by this user only
                 preexec_fn=_default_sigint,  # a caller started with `&` ignores Ctrl-C; the server must not
             )
         finally:

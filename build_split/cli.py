@@ -21,6 +21,7 @@ from core.store import Store, WorkspaceBusyError, WorkspaceError
 from exports.hub import TARGET_HELP, PublishError
 from exports.release import ReleaseError
 from judge.rubric import DEFAULT_THRESHOLD
+from validation.characters import visible
 
 EXAMPLES = """examples:
   python -m build_split --source hotpotqa --sample --release 0.1.0
@@ -183,6 +184,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="with --release: write it even if records were accepted by the offline heuristic pre-filter alone "
         "(the card and manifest then say `review: heuristic-only`); refused otherwise",
     )
+    work.add_argument(
+        "--release-partial",
+        action="store_true",
+        help="with --release: write it even while records wait on a transient LLM failure (the card and manifest "
+        "say how many are missing); otherwise the release waits for a run where the judge answered them all",
+    )
     work.add_argument("--release", metavar="VERSION", help="write release VERSION (semantic version, e.g. 0.1.0)")
     work.add_argument(
         "--test-size",
@@ -292,6 +299,7 @@ def main(argv: list[str] | None = None) -> int:
             max_consecutive_failures=args.max_consecutive_failures,
             threshold=args.threshold,
             allow_unreviewed=args.allow_unreviewed,
+            release_partial=args.release_partial,
             release=args.release,
             test_size=args.test_size,
             calibration=args.calibration,
@@ -303,7 +311,7 @@ def main(argv: list[str] | None = None) -> int:
         for error in exc.errors():
             flag = "-".join(str(p) for p in error["loc"]).replace("_", "-")
             message = str(error["msg"]).removeprefix("Value error, ")
-            print(f"error: --{flag}: {redact(message)}", file=sys.stderr)
+            print(f"error: --{flag}: {visible(redact(message))}", file=sys.stderr)
         return 2
     try:
         if args.diff:
@@ -325,11 +333,11 @@ def main(argv: list[str] | None = None) -> int:
         LLMError,  # e.g. no key for the Gemini client: the message says what to set
         WorkerFailed,  # a worker process died: the message says what is kept and what to do
     ) as exc:
-        print(f"error: {redact(str(exc))}", file=sys.stderr)
+        print(f"error: {visible(redact(str(exc)))}", file=sys.stderr)
         return 2
     except (WorkspaceError, duckdb.Error, OSError) as exc:
-        print(f"error: {redact(explain_failure(exc, options.workspace))}", file=sys.stderr)
+        print(f"error: {visible(redact(explain_failure(exc, options.workspace)))}", file=sys.stderr)
         return 2
     for line in summary.failure_lines():
-        print(f"error: {line}" if summary.exit_code else f"warning: {line}", file=sys.stderr)
+        print(f"error: {visible(line)}" if summary.exit_code else f"warning: {visible(line)}", file=sys.stderr)
     return summary.exit_code

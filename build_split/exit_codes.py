@@ -31,7 +31,7 @@ LLM_REFUSED = 4
 _WHAT_HAPPENS = {
     "transient": "server error or timeout, waiting for the next run",
     "refused": "refused",
-    "rejected": "rejected by the provider (4xx), asked again with --retry-failed",
+    "rejected": "refused for that request (a 4xx, or a reply over the size limit), asked again with --retry-failed",
     "malformed": "malformed reply, cached (--retry-failed asks again)",
     "not_sent": "not sent after the stop",
 }

@@ -56,6 +56,7 @@ class RunOptions(BaseModel):
     max_consecutive_failures: int = Field(default=DEFAULT_MAX_CONSECUTIVE_FAILURES, ge=0)  # 0: never stop
     threshold: int = Field(default=DEFAULT_THRESHOLD, ge=0, le=100)
     allow_unreviewed: bool = False  # write a release whose rows only the heuristic pre-filter checked
+    release_partial: bool = False  # write a release while records wait on a transient LLM failure
     release: str | None = None
     test_size: int | None = Field(default=None, ge=1)  # a fixed-size, stratified, sticky test split
     calibration: Path | None = None  # `python -m judge.calibrate --output` figures, stated in the release card

@@ -43,6 +43,7 @@ from judge.review_stage import run_review
 from judge.reviewer import LLMReviewer
 from judge.rubric import RUBRIC_VERSION
 from judge.stage import reconcile_verdicts, run_judging
+from validation.characters import visible
 from validation.stage import run_validation
 
 
@@ -180,6 +181,12 @@ def publish(options: RunOptions, echo: Callable[[str], None] = print) -> object:
     return publish_release(path, options.push or "", private=options.private, dry_run=options.dry_run, echo=echo)
 
 
+def _waiting_on_llm(store: Store, source: str) -> int:
+    """Records of `source` that the LLM judge could not answer for a transient reason (server error,
+    timeout, outage): a release written now would leave them out."""
+    return sum(n for stage, code, n in store.reason_counts(source) if (stage, code) == ("judge", "judge_unavailable"))
+
+
 def run(options: RunOptions, echo: Callable[[str], None] = print) -> RunSummary:
     summary = RunSummary()
     inputs = options.sample or options.input or options.from_hub or options.authored
@@ -224,6 +231,11 @@ def run(options: RunOptions, echo: Callable[[str], None] = print) -> RunSummary:
                 summary.release_status = "not written: an LLM stage stopped (see below)"
         elif options.release and options.push and (existing := _existing_release(options)) is not None:
             summary.release_path, summary.release_status = existing, "existing; published as it is"
+        elif options.release and (waiting := _waiting_on_llm(store, options.source)) and not options.release_partial:
+            summary.release_status = (
+                f"not written: {waiting} record(s) wait on a transient LLM failure; run again later, or pass "
+                "--release-partial to release without them"
+            )
         elif options.release:
             from exports.release import write_release
             from exports.review import refusal, review_of
@@ -246,7 +258,7 @@ def run(options: RunOptions, echo: Callable[[str], None] = print) -> RunSummary:
                 threshold=review.threshold(options.threshold),
                 toolkit_version=TOOLKIT_VERSION,
                 rubric_version=RUBRIC_VERSION,
-                review=review.as_manifest(options.allow_unreviewed),
+                review=review.as_manifest(options.allow_unreviewed) | ({"waiting_on_llm": waiting} if waiting else {}),
                 curation=curation_numbers(store, options.source),
                 test_size=options.test_size,
                 calibration=_calibration(options),
@@ -381,6 +393,8 @@ def report_run(store: Store, options: RunOptions, summary: RunSummary, echo: Cal
         echo(line)
     if summary.release_path:
         echo(f"release:    {summary.release_path} ({summary.release_status})")
+    elif summary.release_status:
+        echo(f"release:    {summary.release_status}")
     print_status(store, options.source, echo)
 
 
@@ -406,7 +420,7 @@ def print_rejections(store: Store, source: str, echo: Callable[[str], None] = pr
     """Every rejected, bounced or held record and every rejected input line, with its reasons (secrets masked); a
     record held in needs_review lists its open flags, each as `[gate/<code>] <path> R<n>: <reason>`."""
     shown = echo
-    echo = lambda line: shown(redact(line) or "")  # noqa: E731
+    echo = lambda line: shown(visible(redact(line) or ""))  # noqa: E731 (escapes control characters)
     states = [RecordState.REJECTED, RecordState.NEEDS_REVISION, RecordState.NEEDS_REVIEW, RecordState.JUDGE_ERROR]
     for item in store.records(source, states):
         echo(

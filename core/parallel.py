@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import select
+import threading
+import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -44,6 +47,38 @@ def worker_count(pending: int) -> int:
     return cores if cores > 1 and pending >= MIN_PARALLEL else 0
 
 
+def _die_with(parent: int) -> None:
+    """Run in each worker as it starts: the worker ends when the run that started it ends, however it ends.
+
+    A run killed with SIGKILL or SIGTERM cannot stop its workers itself, and they would wait for work for
+    ever, keeping multiprocessing's fork server and resource tracker alive with them (each holds them
+    open). Once the workers are gone, those two see their last client leave and end by themselves."""
+    threading.Thread(target=_exit_when_gone, args=(parent,), name="die-with-parent", daemon=True).start()
+
+
+def _exit_when_gone(parent: int) -> None:
+    try:
+        handle = os.pidfd_open(parent)  # Linux 5.3+: readable once the process has ended, no polling
+    except ProcessLookupError:
+        os._exit(1)
+    except (AttributeError, OSError):  # no pidfd here: look once a second (a reused pid is not ours)
+        while _alive(parent):
+            time.sleep(1)
+        os._exit(1)
+    select.select([handle], [], [])
+    os._exit(1)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
 class WorkerFailed(RuntimeError):
     """A worker process died (killed, out of memory, or a script without a main guard); what was committed stays."""
 
@@ -63,7 +98,7 @@ def map_batches(
     context = multiprocessing.get_context("forkserver")  # no fork of a process holding DuckDB's threads
     context.set_forkserver_preload(_PRELOAD)
     try:
-        with ProcessPoolExecutor(workers, mp_context=context) as pool:
+        with ProcessPoolExecutor(workers, mp_context=context, initializer=_die_with, initargs=(os.getpid(),)) as pool:
             in_flight: deque[tuple[Sequence[T], Iterator[R]]] = deque()
             for batch in batches:
                 chunk = max(1, len(batch) // (workers * 4))  # a few chunks per worker evens out slow records

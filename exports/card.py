@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any
@@ -13,6 +14,7 @@ import yaml
 from exports.changelog import CARD_ID_LIMIT, CHANGE_KINDS
 from exports.columns import arrow_schema
 from exports.plots import PLOT_FILES
+from validation.characters import visible
 
 
 @dataclass(frozen=True)
@@ -202,6 +204,16 @@ def _pct(value: float | None) -> str:
     return "n/a" if value is None else f"{100 * value:.1f}%"
 
 
+def _code(value: Any) -> str:
+    """A value from input data (a curator's name, a model, a record id) as one inline code span that nothing
+    in it can leave: no Markdown or HTML inside it is rendered, a `|` cannot end its table cell and a line
+    break cannot end its line. Invisible characters are shown escaped (validation/characters.py)."""
+    text = visible(str(value)).replace("|", "\\|")
+    fence = "`" * (max((len(run) for run in re.findall("`+", text)), default=0) + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") or not text.strip() else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
 def _environment() -> jinja2.Environment:
     folder = resources.files("data_cards")
     env = jinja2.Environment(
@@ -214,6 +226,7 @@ def _environment() -> jinja2.Environment:
     )
     env.filters["fmt"] = _fmt
     env.filters["pct"] = _pct
+    env.filters["code"] = _code
     return env
 
 

@@ -592,18 +592,43 @@ def _apply_to_folder(folder: Path, plan: PublishPlan) -> str:
     return folder_tree_id(folder)
 
 
-def _write_folder_tag(folder: Path, plan: PublishPlan, commit: str) -> None:
+def read_written(folder: Path) -> dict[str, str]:
+    """The files the toolkit wrote into the folder, path -> SHA-256 (kept in tags.json)."""
+    try:
+        data = json.loads((folder / TAGS_FILE).read_text(encoding="utf-8"))
+    except (FileNotFoundError, ValueError):  # a broken tags.json is named by read_folder_tags
+        return {}
+    files = data.get("written") if isinstance(data, dict) else None
+    return {str(k): str(v) for k, v in files.items()} if isinstance(files, dict) else {}
+
+
+def _not_ours(plan: PublishPlan, state: RepoState, written: dict[str, str]) -> list[str]:
+    """Files already in the folder that the plan would overwrite or delete, and that the toolkit did not
+    write there (or that someone changed since). README.md is merged, not replaced: its other sections stay."""
+    touched = [f.path_in_repo for f in plan.adds if f.path_in_repo in state.files] + plan.deletes
+    return sorted(path for path in touched if path != README and written.get(path) != state.files[path].sha256)
+
+
+def _write_folder_tags(folder: Path, plan: PublishPlan, commit: str, written: dict[str, str]) -> None:
+    """tags.json: the tags the repo would have, and the files the toolkit has written (after this plan)."""
     tags = read_folder_tags(folder)
-    tags[plan.tag] = {
-        "commit": commit,
-        "config": plan.config,
-        "version": plan.version,
-        "message": plan.commit_message,
-    }
+    if plan.tag_commit is None:
+        tags[plan.tag] = {
+            "commit": commit,
+            "config": plan.config,
+            "version": plan.version,
+            "message": plan.commit_message,
+        }
+    files = dict(written)
+    files.update((file.path_in_repo, file.sha256) for file in plan.adds)
+    for path in plan.deletes:
+        files.pop(path, None)
     doc = {
         "about": "The tags the Hugging Face repo would have. A commit id here is the SHA-1 of the folder's file "
-        "paths and SHA-256s after that release was published (see exports.hub.folder_tree_id).",
+        "paths and SHA-256s after that release was published (see exports.hub.folder_tree_id). `written`: the "
+        "files the toolkit wrote here, the only ones a later push may replace or delete.",
         "tags": dict(sorted(tags.items())),
+        "written": dict(sorted(files.items())),
     }
     _atomic_write(folder / TAGS_FILE, LocalFile(TAGS_FILE, data=(json.dumps(doc, indent=2) + "\n").encode()))
 
@@ -611,15 +636,23 @@ def _write_folder_tag(folder: Path, plan: PublishPlan, commit: str) -> None:
 def _publish_folder(release: Path, manifest: dict[str, Any], target: Target, dry_run: bool, echo) -> PublishResult:
     folder = target.folder
     assert folder is not None
-    plan = plan_publish(release, manifest, folder_state(folder), target)
+    state = folder_state(folder)
+    plan = plan_publish(release, manifest, state, target)
+    written = read_written(folder)
+    foreign = _not_ours(plan, state, written)
+    if foreign:
+        raise PublishError(
+            f"{folder} holds {len(foreign)} file(s) the toolkit did not write (or that were changed since), which "
+            f"publishing {plan.config} {plan.version} would replace or delete: {', '.join(foreign)}. Nothing was "
+            "changed: move them out of the folder, or push to another folder"
+        )
     base = dict(target=str(target), config=plan.config, version=plan.version, tag=plan.tag)
     if dry_run:
         echo("dry run: would " + plan.describe())
         return PublishResult(**base, status="dry-run", commit=None, unchanged=len(plan.unchanged))
     commit = _apply_to_folder(folder, plan) if (plan.changes or plan.create_repo) else plan.base
     assert commit is not None
-    if plan.tag_commit is None:
-        _write_folder_tag(folder, plan, commit)
+    _write_folder_tags(folder, plan, commit, written)
     return _finished(plan, base, commit, echo)
 
 

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from core.inside import inside
 from core.models import SourceItem
 from loaders.base import LoadProblem, LoadResult
 from loaders.bench_tests import BENCH_TESTS_KEY, GateResult, bench_test_record, gate_tests, load_test_file, score_pages
@@ -165,6 +166,12 @@ def _first_test_lines(path: Path) -> dict[str, int]:
     return first
 
 
+def _outside(test_file: Path, line_no: int, key: str, root: Path) -> LoadProblem:
+    message = f"the test names the PDF {key!r}, which is not inside {root / 'pdfs'}; name it relative to pdfs/"
+    raw = json.dumps({"pdf": key}, ensure_ascii=False)
+    return LoadProblem(str(test_file), line_no, "pdf_outside_bench", message, raw)
+
+
 def _category_of_pdf(key: str, test_category: Category) -> Category:
     folder = key.split("/", 1)[0] if "/" in key else None
     if folder is not None and folder != test_category.folder:
@@ -227,6 +234,9 @@ def load_olmocr_bench(
     for test_file in test_files:
         test_category = category_for(test_file.stem)
         for key, line_no in _first_test_lines(test_file).items():
+            if inside(root / "pdfs", key) is None:  # never read, OCR'd or rendered
+                result.problems.append(_outside(test_file, line_no, key, root))
+                continue
             category = _category_of_pdf(key, test_category)
             if key not in pdfs and (chosen_stems is None or category.tests in chosen_stems):
                 pdfs[key] = BenchPdf(key, root / "pdfs" / key, category, origin=str(test_file), first_line=line_no)

@@ -81,6 +81,8 @@ def render_pdf_pages(
     images: list[PageImage] = []
     for page in range(1, pages + 1):
         out = image_path(root, key, page)
+        if not out.resolve().is_relative_to(images_root(root).resolve()):  # a PDF named `../../x.pdf`
+            raise RenderError(f"{key!r} would put its page images outside {images_root(root)}")
         if not (out.is_file() and _long_side(out) == long_side):
             render_page(pdf, page, out, long_side)
         images.append(PageImage(page, out, out.relative_to(root).as_posix()))

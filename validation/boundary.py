@@ -72,6 +72,28 @@ def check_value(value: Any, *, scan_strings: bool = True) -> None:
                 )
 
 
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """An object whose keys are all different: JSON parsers disagree on which of two equal keys wins
+    (Python's keeps the last, silently), so a line that repeats one is rejected."""
+    value = dict(pairs)
+    if len(value) != len(pairs):
+        seen: set[str] = set()
+        repeated = next(key for key, _ in pairs if key in seen or seen.add(key))  # type: ignore[func-returns-value]
+        raise InputRejected(
+            "duplicate_key", f"the key {repeated!r} appears twice in one object; keep one of its values"
+        )
+    return value
+
+
+_DECODER = json.JSONDecoder(object_pairs_hook=_unique_keys)
+
+
+def _number_too_long(exc: ValueError) -> InputRejected:
+    digits = re.search(r"value has (\d+) digits", str(exc))
+    size = f"{int(digits.group(1)):,} digits" if digits else "too many digits"
+    return InputRejected("number_too_long", f"a number with {size} (at most 4,300): write it as a string")
+
+
 def _too_deep() -> InputRejected:
     return InputRejected("too_deep", f"nests more than {MAX_INPUT_NESTING} objects/arrays (the limit for any input)")
 
@@ -98,11 +120,15 @@ def parse_json_text(text: str) -> Any:
     if size > MAX_LINE_BYTES:
         raise InputRejected("line_too_large", f"{size:,} bytes of JSON (at most {MAX_LINE_BYTES:,})")
     try:
-        value = json.loads(text)
+        value = _DECODER.decode(text)
+    except InputRejected:
+        raise
     except json.JSONDecodeError as exc:
         raise InputRejected("malformed_json", f"not valid JSON: {exc}") from None
     except RecursionError:
         raise _too_deep() from None
+    except ValueError as exc:  # an integer past Python's 4,300-digit conversion limit
+        raise _number_too_long(exc) from None
     check_value(value, scan_strings=len(text) > MAX_STRING_CHARS or _SURROGATE_ESCAPE.search(text) is not None)
     return value
 
@@ -145,7 +171,7 @@ def read_json_list(text: str) -> Iterator[InputLine]:
 
     Raises InputRejected for the whole text only when it is not a list or its syntax is broken (then
     no item boundary can be trusted)."""
-    decoder = json.JSONDecoder()
+    decoder = _DECODER
     pos = _SPACE.match(text, 1 if text.startswith("\ufeff") else 0).end()  # after a byte-order mark
     if not text.startswith("[", pos):
         raise InputRejected("not_a_list", "expected a JSON list")
@@ -159,11 +185,15 @@ def read_json_list(text: str) -> Iterator[InputLine]:
         problem: InputRejected | None = None
         try:
             value, pos = decoder.raw_decode(text, start)
+        except InputRejected as exc:  # a duplicate key
+            value, pos, problem = None, _end_of_value(text, start, number), exc
         except json.JSONDecodeError as exc:
             raise InputRejected("malformed_json", f"item {number} is not valid JSON: {exc}") from None
         except RecursionError:
             value, pos = None, _end_of_value(text, start, number)
             problem = _too_deep()
+        except ValueError as exc:  # an integer past Python's 4,300-digit conversion limit
+            value, pos, problem = None, _end_of_value(text, start, number), _number_too_long(exc)
         if problem is None:
             try:
                 if pos - start > MAX_LINE_BYTES:

@@ -13,7 +13,7 @@ from referencing import Registry
 from referencing.exceptions import Unresolvable
 
 from core.verdicts import ValidationFailure
-from validation import paths
+from validation import paths, regex_limit
 from validation.cache import BoundedCache, schema_key
 
 CHECK = "ground_truth"
@@ -21,6 +21,8 @@ CHECK = "ground_truth"
 # No remote retrieval: jsonschema's default registry would fetch `$ref: https://...` over the network
 # (with a deprecation warning). An empty registry resolves local refs and the official metaschemas only.
 _REGISTRY: Registry = Registry()
+# A schema's `pattern` cannot hang a run: jsonschema's searches get a time limit (validation/regex_limit.py).
+regex_limit.install_in_jsonschema()
 
 # A miss costs tens of microseconds (copy and compile); each entry holds a copy of its schema: a modest bound.
 _validators: BoundedCache[Draft202012Validator] = BoundedCache(4096)
@@ -129,6 +131,18 @@ def check_ground_truth(ground_truth: Any, schema: dict[str, Any], *, key: str | 
         return [_broken("ground_truth_too_deep", "validation recursed too deeply")]
     except re.error as exc:
         return [_broken("schema_bad_pattern", f"a pattern is not a valid regular expression: {exc}")]
+    except regex_limit.PatternTooSlow as exc:
+        return [pattern_too_slow(exc, schema)]
+
+
+def pattern_too_slow(exc: regex_limit.PatternTooSlow, schema: Any) -> ValidationFailure:
+    """The rejection of a schema whose regular expression ran out of time, at the pattern's place."""
+    return ValidationFailure(
+        check=CHECK,
+        code="schema_pattern_too_slow",
+        message=paths.shorten(f"{exc}; write a pattern that does not backtrack (no nested repetition)"),
+        path=regex_limit.pattern_path(schema, exc.pattern),
+    )
 
 
 def _failure(error: Any) -> ValidationFailure:

@@ -9,13 +9,14 @@ from typing import Any, NamedTuple
 from core.evidence import Evidence
 from core.models import Record
 from core.verdicts import GroundingInfo, ValidationFailure, ValidationReport
+from validation import regex_limit
 from validation.alignment import check_alignment, check_schema_structure
 from validation.cache import FailureCache, parsed_schema_key, schema_key
 from validation.canonical import canonical_ground_truth
 from validation.complexity import assess_complexity
 from validation.evidence import check_evidence
 from validation.field_hints import field_hints
-from validation.ground_truth import check_ground_truth
+from validation.ground_truth import check_ground_truth, pattern_too_slow
 from validation.limits import check_ground_truth_nesting, check_nesting, check_schema_nesting
 from validation.pydantic_check import check_pydantic
 from validation.schema_check import check_schema, is_schema_usable
@@ -35,6 +36,17 @@ def validate_record(record: Record) -> tuple[ValidationReport, dict[str, Any] | 
 
 
 def check_record(record: Record, *, parsed_from_json: bool = False) -> RecordValidation:
+    """`_check_record` within one time budget for every schema pattern it runs: a pattern that runs out
+    of it rejects the record, at the pattern's place in the schema."""
+    with regex_limit.budget():
+        try:
+            return _check_record(record, parsed_from_json=parsed_from_json)
+        except regex_limit.PatternTooSlow as exc:  # raised outside the ground-truth check (alignment, ...)
+            failure = pattern_too_slow(exc, record.input.json_schema)
+            return RecordValidation(record, ValidationReport(passed=False, failures=[failure]), None)
+
+
+def _check_record(record: Record, *, parsed_from_json: bool = False) -> RecordValidation:
     """All checks, schema first. A schema that is no schema (or fails a metaschema, or is too deep or
     large) skips what needs it (ground-truth validation, alignment, complexity); the rest still runs.
     A ground truth too deep or large skips what walks it. Grounding needs only the ground truth and the

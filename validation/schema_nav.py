@@ -7,6 +7,8 @@ import re
 from typing import Any
 from urllib.parse import unquote
 
+from validation import regex_limit
+
 MAX_HOPS = 16  # refs and unions followed for one value: stops `$ref` cycles that consume no data
 
 Schema = dict[str, Any]
@@ -171,7 +173,7 @@ def property_schema(node: Schema, name: str) -> tuple[bool, Any]:
     if isinstance(patterns, dict):
         for pattern, schema in patterns.items():
             try:
-                if re.search(pattern, name):
+                if regex_limit.search(pattern, name):
                     return True, schema
             except re.error:
                 continue

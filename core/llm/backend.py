@@ -8,6 +8,7 @@ from typing import Protocol
 from pydantic import BaseModel, ValidationError
 
 from core.llm.types import LLMRequest, RawReply
+from validation.boundary import InputRejected, parse_json_text
 
 
 class Backend(Protocol):
@@ -18,7 +19,20 @@ class Backend(Protocol):
     def generate(self, model: str, request: LLMRequest) -> RawReply: ...
 
 
-_FENCE = re.compile(r"^\s*```(?:json)?\s*\n?(.*?)\n?\s*```\s*$", re.DOTALL)
+_FENCE = re.compile(r"```(?:json|JSON)?[ \t]*\n?(.*?)\n?[ \t]*```", re.DOTALL)
+
+
+def json_text(text: str) -> str:
+    """The JSON of a reply: the text itself, the inside of a code fence (with prose around it or not; some
+    OpenAI-compatible servers and models wrap their JSON), or else the outermost `{...}`."""
+    stripped = text.strip()
+    if stripped.startswith(("{", "[")):
+        return stripped
+    match = _FENCE.search(text)
+    if match:
+        return match.group(1)
+    start, end = text.find("{"), text.rfind("}")
+    return text[start : end + 1] if 0 <= start < end else text
 
 
 def parse_reply(raw: RawReply, model: type[BaseModel]) -> tuple[BaseModel | None, str | None]:
@@ -28,11 +42,12 @@ def parse_reply(raw: RawReply, model: type[BaseModel]) -> tuple[BaseModel | None
         if raw.block_reason:
             return None, f"no candidate: the prompt was blocked ({raw.block_reason})"
         return None, f"empty reply (finish reason {raw.finish_reason or 'unknown'})"
-    match = _FENCE.match(text)
-    if match:  # some OpenAI-compatible servers wrap JSON in a code fence
-        text = match.group(1)
+    try:  # the input limits, and a key given twice is refused (a parser would silently keep one)
+        value = parse_json_text(json_text(text))
+    except InputRejected as exc:
+        return None, f"reply does not parse as {model.__name__}: {exc.code}: {exc}"
     try:
-        return model.model_validate_json(text), None
+        return model.model_validate(value), None
     except ValidationError as exc:
         problems = "; ".join(f"{'.'.join(str(p) for p in err['loc']) or '$'}: {err['msg']}" for err in exc.errors()[:5])
         finish = f" (finish reason {raw.finish_reason})" if raw.finish_reason not in (None, "STOP", "stop") else ""

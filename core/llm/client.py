@@ -258,6 +258,9 @@ class LLMClient:
             self.breaker.failed(failure, self.name)
             if not failure.transient or attempt >= self.retry.max_attempts:
                 return None, attempt, spent, failure
+            if failure.retry_after is not None and failure.retry_after > self.retry.max_retry_after:
+                self.breaker.too_long_to_wait(failure, self.retry.max_retry_after, self.name)
+                return None, attempt, spent, failure
             self._sleep(self.retry.delay(attempt, failure.retry_after))
 
     def _first_call(self) -> bool:

@@ -25,7 +25,7 @@ from typing import Literal
 from core.llm.types import FailureKind, LLMError
 from core.redaction import redact
 
-StopKind = Literal["refused", "breaker"]
+StopKind = Literal["refused", "breaker", "retry_after"]
 DEFAULT_MAX_CONSECUTIVE_FAILURES = 20
 REFUSED_STATUS = frozenset({401, 403, 404})
 _KEY_PROBLEM = re.compile(r"api[ _-]?key|API_KEY_INVALID|credential|unauthenticated|permission", re.IGNORECASE)
@@ -89,6 +89,16 @@ class CircuitBreaker:
                     "breaker",
                     f"{where} failed {self.consecutive} times in a row (last: {error}); stopped sending "
                     "(--max-consecutive-failures). Run again when the server is back: nothing is lost",
+                )
+
+    def too_long_to_wait(self, error: LLMError, limit: float, where: str) -> None:
+        """The server asked for a wait (Retry-After) longer than a run waits: stop rather than sleep."""
+        with self._lock:
+            if self.stop is None:
+                self._open(
+                    "retry_after",
+                    f"{where} asked to wait {error.retry_after:,.0f} s before the next request (Retry-After; "
+                    f"a run waits at most {limit:,.0f} s): stopped sending. Run again later: nothing is lost",
                 )
 
     def _open(self, kind: StopKind, message: str) -> None:

@@ -19,9 +19,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from core.llm import reply_size
 from core.llm.failures import is_refusal
 from core.llm.retry import parse_retry_after, retry_delay_from_details
-from core.llm.types import LLMError, LLMRequest, RawReply, Usage, is_transient_status, json_schema_of
+from core.llm.types import LLMError, LLMRequest, RawReply, Usage, is_transient_status, json_schema_of, not_a_reply
 
 _TRANSPORT_ERRORS = {
     "TimeoutException",
@@ -177,8 +178,10 @@ class GeminiBackend:
             api_version=self.settings.api_version,
             timeout=int(self.settings.timeout_s * 1000),  # milliseconds; no retry_options: one attempt
         )
+        client_args: dict[str, Any] = {"event_hooks": reply_size.event_hooks()}
         if self.settings.max_connections:
-            http_options.client_args = {"limits": _limits(self.settings.max_connections)}
+            client_args["limits"] = _limits(self.settings.max_connections)
+        http_options.client_args = client_args
         kwargs: dict[str, Any] = {"http_options": http_options}
         if self.settings.vertexai is not None:
             kwargs["vertexai"] = self.settings.vertexai
@@ -213,11 +216,20 @@ class GeminiBackend:
             response = self.client.models.generate_content(
                 model=model, contents=request.user, config=self.config_for(request)
             )
+        except ValueError as exc:  # the SDK parses the body as JSON: a 200 with an HTML page fails here
+            raise self.to_llm_error(exc, parsing=True) from exc
         except Exception as exc:
             raise self.to_llm_error(exc) from exc
+        if not isinstance(response, self._types.GenerateContentResponse):
+            raise LLMError(f"gemini: HTTP 200 but not a Gemini reply: {not_a_reply(response)}", transient=True)
         return reply_from_sdk(response)
 
-    def to_llm_error(self, exc: Exception) -> Exception:
+    def to_llm_error(self, exc: Exception, parsing: bool = False) -> Exception:
+        if (large := reply_size.too_large(exc)) is not None:
+            return LLMError(f"gemini: {large}", transient=False)
+        if parsing and not isinstance(exc, self._errors.APIError):
+            body = getattr(exc, "doc", None) or str(exc)
+            return LLMError(f"gemini: HTTP 200 but not a Gemini reply: {not_a_reply(body)}", transient=True)
         if isinstance(exc, self._errors.APIError):
             headers = getattr(getattr(exc, "response", None), "headers", None)
             retry_after = parse_retry_after(headers.get("retry-after")) if headers is not None else None

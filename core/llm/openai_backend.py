@@ -12,10 +12,11 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from core.llm import reply_size
 from core.llm.failures import is_refusal
 from core.llm.gemini_backend import is_transport_error
 from core.llm.retry import parse_retry_after
-from core.llm.types import LLMError, LLMRequest, RawReply, Usage, is_transient_status, json_schema_of
+from core.llm.types import LLMError, LLMRequest, RawReply, Usage, is_transient_status, json_schema_of, not_a_reply
 
 
 class OpenAISettings(BaseModel):
@@ -40,6 +41,7 @@ class OpenAIBackend:
             base_url=self.settings.base_url or os.environ.get("OPENAI_BASE_URL") or None,
             timeout=self.settings.timeout_s,
             max_retries=0,
+            http_client=openai.DefaultHttpxClient(event_hooks=reply_size.event_hooks()),
         )
 
     def _response_format(self, request: LLMRequest) -> dict[str, Any]:
@@ -72,6 +74,10 @@ class OpenAIBackend:
             )
         except Exception as exc:
             raise self.to_llm_error(exc) from exc
+        if not isinstance(response, self._openai.types.chat.ChatCompletion):
+            # The SDK hands back the body as text when the server did not send JSON (an HTML error page of a
+            # proxy, a captive portal): a server failure, asked again on the next run.
+            raise LLMError(f"openai: HTTP 200 but not a chat completion: {not_a_reply(response)}", transient=True)
         usage = Usage()
         if response.usage is not None:
             usage = Usage(
@@ -89,6 +95,8 @@ class OpenAIBackend:
 
     def to_llm_error(self, exc: Exception) -> Exception:
         openai = self._openai
+        if (large := reply_size.too_large(exc)) is not None:
+            return LLMError(f"openai: {large}", transient=False)
         if isinstance(exc, openai.APIStatusError):
             headers = exc.response.headers
             retry_after = parse_retry_after(headers.get("retry-after"))

@@ -23,7 +23,7 @@ class RetryPolicy:
     max_delay: float = 60.0
     multiplier: float = 2.0
     jitter: float = 0.5
-    max_retry_after: float = 300.0  # a longer Retry-After is capped (and the call may then fail again)
+    max_retry_after: float = 300.0  # a longer Retry-After stops the stage instead (core/llm/client.py)
     rng: random.Random = field(default_factory=random.Random, compare=False, repr=False)
 
     def delay(self, attempt: int, retry_after: float | None = None) -> float:

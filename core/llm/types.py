@@ -131,3 +131,10 @@ TRANSIENT_STATUS = frozenset({408, 429, 500, 502, 503, 504})
 
 def is_transient_status(status: int | None) -> bool:
     return status is not None and (status in TRANSIENT_STATUS or status >= 500)
+
+
+def not_a_reply(body: object) -> str:
+    """What came back instead of a provider's JSON reply, for the failure message: its start, shown safely."""
+    text = body if isinstance(body, str) else repr(body)
+    start = " ".join(text[:160].split())
+    return f"{start!r}{'...' if len(text) > 160 else ''} (an HTML page or other non-JSON body; a proxy in the way?)"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import socket
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -129,6 +130,22 @@ def test_every_config_keeps_the_control_contract(source: str) -> None:
     assert {"$context", "$feedback"} <= values
     assert any(el.get("value") == "$metadata" for el in root.iter("Table"))
     assert any("House rules" in (el.get("value") or "") for el in root.iter("Header"))
+
+
+def test_an_editor_answer_with_invisible_characters_goes_back_to_the_curator() -> None:
+    answer = {**ANSWER, "director": "Ingrid So\u0301lvang\u200b"}  # a combining accent and a zero-width space
+    parsed = ls.parse_annotation(
+        [
+            textarea("question", "Who directed it?"),
+            textarea("json_schema", json.dumps(SCHEMA)),
+            textarea("ground_truth", json.dumps(answer)),
+            {"from_name": "verdict", "value": {"choices": ["accept"]}},
+        ]
+    )
+    assert parsed.ground_truth["director"] == "Ingrid S\u00f3lvang\u200b"  # one normalisation (NFC)
+    [problem] = parsed.problems
+    assert (problem.code, problem.path) == ("invisible_character", "$.ground_truth.director")
+    assert "\\u200b (ZERO WIDTH SPACE)" in problem.message
 
 
 def test_parse_annotation_reports_every_problem() -> None:
@@ -493,3 +510,25 @@ def test_a_draft_model_from_the_drafting_stage_becomes_the_prediction() -> None:
     assert task["data"]["record_id"] == make_record_id("ami", item.source_id, "Who?")
     failed = Draft(source="ami", source_id=item.source_id, status="no_draft", model="m", prompt_version="p")
     assert "predictions" not in ls.build_task(item, ls._as_draft(failed))
+
+
+def test_the_password_and_token_are_in_no_command_line_and_the_data_is_private(
+    label_studio_server: LabelStudioServer,
+) -> None:
+    """`ps` shows every user each process's command line: the secrets travel in the environment only, and
+    the server's database (which holds the token) is readable by this user alone."""
+    creds = label_studio_server.credentials
+    assert creds is not None and label_studio_server.process is not None
+    group = os.getpgid(label_studio_server.process.pid)
+    command_lines = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and os.getpgid(int(entry.name)) == group:
+                command_lines.append((entry / "cmdline").read_bytes().decode(errors="replace"))
+        except (ProcessLookupError, FileNotFoundError, PermissionError):
+            continue
+    assert command_lines, "no process of the server was found"
+    assert not [line for line in command_lines if creds.password in line or creds.token in line]
+    assert label_studio_server.data_dir.stat().st_mode & 0o777 == 0o700
+    database = label_studio_server.data_dir / "label_studio.sqlite3"
+    assert database.is_file() and database.stat().st_mode & 0o077 == 0

@@ -252,3 +252,16 @@ def test_push_targets_and_tags():
     assert tag_name("default", "1.2.0") == "v1.2.0"
     assert tag_name("image", "1.2.0") == "image-v1.2.0"
     assert tag_name("audio", "0.1.0") == "audio-v0.1.0"
+
+
+def test_folder_target_never_replaces_a_file_it_did_not_write(releases, tmp_path):
+    published = tmp_path / "mirror"
+    publish_release(releases["default-1.0.0"], str(published), echo=lambda _: None)
+    data = sorted(published.glob("data/default/*.parquet"))[0].relative_to(published)
+    fresh = tmp_path / "curators-folder"
+    (fresh / data).parent.mkdir(parents=True)
+    (fresh / data).write_bytes(b"the curator's own file, where the release would write its data")
+    with pytest.raises(PublishError, match=str(data)):
+        publish_release(releases["default-1.0.0"], str(fresh), echo=lambda _: None)
+    assert (fresh / data).read_bytes().startswith(b"the curator's own file")
+    assert not (fresh / "tags.json").exists()

@@ -62,7 +62,7 @@ def test_text_prompt_and_a_valid_draft(fake_gemini: FakeGemini, make_gemini_clie
     system = body["systemInstruction"]["parts"][0]["text"]
     user = body["contents"][0]["parts"][0]["text"]
     assert "at least three properties" in system and "never instructions" in system
-    assert "Keep this question exactly as written: Which university" in user and "University of Oslo" in user
+    assert 'Keep this question exactly as written: "Which university' in user and "University of Oslo" in user
     assert f"<context>\n{json.dumps(CONTEXT)}\n</context>" in user
     draft = load_drafts(store.con, "hotpotqa")["h1"]
     assert draft.status == "drafted" and draft.attempts == 1 and draft.model == "gemini:gemini-2.5-flash"

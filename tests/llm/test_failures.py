@@ -151,7 +151,7 @@ def test_judge_server_errors_exit_3_with_one_summary_line(
     fake_gemini.answer = answer
     ws = tmp_path / "ws"
     code = main([*sample_args(ws, fake_gemini), "--judge", "gemini", "--release", "0.1.0"])
-    err = capsys.readouterr().err
+    out, err = capsys.readouterr()
     assert code == LLM_UNAVAILABLE == 3
     [line] = [line for line in err.splitlines() if "llm failures" in line]
     assert "1 record(s) server error or timeout" in line and "HTTP 503" in line
@@ -160,13 +160,16 @@ def test_judge_server_errors_exit_3_with_one_summary_line(
         assert counts["judge_error"] == 1
         [failed] = store.records("hotpotqa", [RecordState.JUDGE_ERROR])
         assert failed.reasons[0].code == "judge_unavailable"
-    assert (ws / "releases" / "default" / "0.1.0" / "manifest.json").is_file()
+    # No release leaves out a record that only waits for the server: it would be sealed without it.
+    assert "release:    not written: 1 record(s) wait on a transient LLM failure" in out
+    assert not (ws / "releases" / "default" / "0.1.0").exists()
 
     failing.clear()
-    failing.add("(none)")  # healthy again: the next run judges the record it could not
-    assert main(sample_args(ws, fake_gemini) + ["--judge", "gemini"]) == 0
+    failing.add("(none)")  # healthy again: the next run judges the record it could not, and releases
+    assert main(sample_args(ws, fake_gemini) + ["--judge", "gemini", "--release", "0.1.0"]) == 0
     with Store.open(ws) as store:
         assert "judge_error" not in store.state_counts("hotpotqa")
+    assert (ws / "releases" / "default" / "0.1.0" / "manifest.json").is_file()
 
 
 def test_a_dead_server_exits_3_and_writes_no_release(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,7 +19,7 @@ from core.redaction import MASK, forget_registered_secrets, redact, redact_data,
 from core.store import Store
 from judge.llm_judge import LLMJudge
 from judge.llm_stage import run_llm_judging
-from tests.llm.fakes import FakeGemini, FakeOpenAI, api_key_sent, echo_key
+from tests.llm.fakes import FakeGemini, FakeOpenAI, Reply, api_key_sent, echo_key
 from tests.llm.test_drafts import hotpot
 
 GEMINI_KEY = "AIzaSy-test-SECRET-gemini-0123456789"
@@ -129,3 +130,49 @@ def test_a_key_given_on_the_command_line_is_masked_too(tmp_path: Path) -> None:
         )
         [row] = store.import_rejections("hotpotqa")
     assert LS_KEY not in json.dumps(row) and row["raw"] == f"token {MASK}"
+
+
+def mangled(key: str) -> list[str]:
+    """How a key leaks without being itself: cut short, upper-cased, spaced out, in base64 (at any offset)."""
+    return [
+        key[:-1],
+        key[1:],
+        key.upper(),
+        " ".join(key),
+        "-".join(key[i : i + 4] for i in range(0, len(key), 4)),
+        base64.b64encode(f"user:{key}".encode()).decode(),
+        base64.urlsafe_b64encode(key.encode()).decode(),
+        key.encode().hex(),
+    ]
+
+
+def test_a_key_mangled_is_masked_like_the_key() -> None:
+    for leak in mangled(GEMINI_KEY):
+        masked = redact(f"upstream said: {leak} (end)")
+        assert masked is not None and MASK in masked, leak
+        assert not any(run in masked for run in (GEMINI_KEY[i : i + 15] for i in range(len(GEMINI_KEY) - 14)))
+    assert redact("20240101 abcdefgh nothing secret, 3,677 seated") == "20240101 abcdefgh nothing secret, 3,677 seated"
+
+
+def test_a_mangled_key_echoed_by_the_server_is_never_stored_or_printed(
+    tmp_path: Path, fast_backoff, capsys: pytest.CaptureFixture[str]
+) -> None:
+    fake = FakeGemini()
+
+    def fault(seen):  # a leaky proxy that echoes the key, mangled
+        leaks = " | ".join(mangled(api_key_sent(seen)))
+        return Reply(500, {"error": {"code": 500, "message": f"upstream failure: {leaks}", "status": "INTERNAL"}})
+
+    fake.fault = fault
+    ws = tmp_path / "ws"
+    args = ["--source", "hotpotqa", "--sample", "--workspace", str(ws), "--llm-base-url", fake.url, "--no-review"]
+    try:
+        assert main([*args, "--judge", "gemini", "--max-consecutive-failures", "3"]) == 3
+        assert main([*args, "--rejections"]) == 0
+    finally:
+        fake.close()
+    out, err = capsys.readouterr()
+    stored = every_stored_text(ws / "curation.duckdb")
+    assert "upstream failure" in stored and "upstream failure" in out + err
+    for leak in mangled(GEMINI_KEY):
+        assert leak not in out + err and leak not in stored, leak
