@@ -774,6 +774,9 @@ def string_places(value: str, text: str) -> list[Place]:
 # ---- the entry points ------------------------------------------------------------------------------------
 
 
+_PER_HUNDRED = re.compile(
+    r"\s*(?:parts?\s+)?(?:per\b|percent|%|in\s+(?:a\s+|one\s+)?hundred|in\s+100|of\s+100|out\s+of)", re.I
+)
 _FRACTION_WORDS = {"fraction", "share", "proportion", "ratio", "rate", "part", "parts", "portion"}
 _MINOR_MONEY = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(?:cents?|pence|p)\b", re.IGNORECASE)
 
@@ -788,9 +791,13 @@ def number_places(value: Decimal, text: str, hint: FieldHint | None = None) -> l
         places += [(s, e, how) for s, e, said, how in number_mentions(text) if close(said * 100, value)]
     if hint is not None and hint.words & _FRACTION_WORDS and 0 < value < 1:
         hundred = value * 100  # "40 parts in 100", "about sixty [per cent]" for a share
-        places += [(s, e, "per hundred") for s, e, said, _ in number_mentions(text) if close(said, hundred)]
+        places += [
+            (s, e, "per hundred") for s, e, said, how in number_mentions(text)
+            if how == "spelled out" and close(said, hundred)
+        ]  # fmt: skip
         places += [(m.start(), m.end(), "per hundred") for m in _PLAIN_NUMBER.finditer(text)
-                   if (n := _number_token(m.group())) is not None and n == hundred]  # fmt: skip
+                   if (n := _number_token(m.group())) is not None and n == hundred
+                   and _PER_HUNDRED.match(text, m.end())]  # fmt: skip
     if hint is not None and hint.currency is not None:
         from text_to_num import alpha2digit
 
