@@ -575,6 +575,59 @@ def must_be_stated(ground_truth: dict[str, Any], ungrounded: list[str]) -> list[
     return stated
 
 
+_DIGITS = re.compile(r"\d[\d,]*(?:\.\d+)?")
+_NAME_WORD = re.compile(r"[A-Za-z][A-Za-z'’-]{3,}")
+
+
+def near_miss(value: Any, context: str) -> str | None:
+    """Why a value the context does not hold looks like a slip rather than a rewording: a number with the
+    digits of one of the context's numbers transposed or one digit off ("9948" for "9,984"), or a name none of
+    whose words the context uses (an invention). None when it may be a conversion, a computation or a
+    paraphrase, which a flag would only hold back."""
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, int | float):
+        slip = _number_slip(value, context)
+        if slip is not None:
+            return slip
+        digits = (
+            str(abs(value)).replace(".", "").lstrip("0").rstrip("0") if isinstance(value, float) else str(abs(value))
+        )
+        if len(digits) < 3:
+            return None
+        for token in _DIGITS.findall(context):
+            written = token.replace(",", "").replace(".", "").lstrip("0")
+            if written == digits or len(written) != len(digits):
+                continue
+            if sorted(written) == sorted(digits) or sum(a != b for a, b in zip(written, digits, strict=True)) == 1:
+                return f"{value!r} is not in the context, but {token!r} is: a slip of the digits?"
+        return None
+    if isinstance(value, str):
+        words = {w.lower() for w in _NAME_WORD.findall(value)}
+        lowered = context.lower()
+        if words and not any(w in lowered for w in words):
+            return f"{value!r}: none of its words is in the context"
+        proper = value.split()
+        if 2 <= len(proper) <= 4 and all(w[:1].isupper() for w in proper) and all(w in lowered for w in words):
+            return f"{value!r}: each of its words is in the context, but never together"
+    return None
+
+
+def _number_slip(value: float, context: str) -> str | None:
+    """A number whose sign, fraction or place the context contradicts: 4.2 where it says -4.2, 12 where it
+    says twelve and a half, 40 found only in a transcript's timestamps."""
+    from validation.grounding import NormalizedContext, is_grounded
+
+    if value and is_grounded(-value, NormalizedContext(context)):
+        return f"{value!r} is not in the context, but {-value!r} is: the sign dropped?"
+    halves = [v for _, _, v, how in number_mentions(context) if v != int(v) and int(v) == value]
+    if halves:
+        return f"{value!r} is not in the context, but {float(halves[0])!r} is: the fraction dropped?"
+    if isinstance(value, int) and 0 <= value < 60 and re.search(rf"^\[\d+:{value:02d}\] ", context, re.M):
+        return f"{value!r} is found only in the transcript's timestamps, which are no evidence"
+    return None
+
+
 QUALITY_FLAGS = {"schema_quality": "weak_schema", "question_quality": "weak_question"}
 # Doubts of validation that the gate raises as flags for a person (validation/evidence.py, field_checks.py).
 FLAGGED_DOUBTS = frozenset(
@@ -626,9 +679,11 @@ class HeuristicJudge:
                 flags.append(GateFlag(code="lazy_answer", path="$", reason=lazy[1]))
         stated = must_be_stated(record.output.ground_truth, grounding.ungrounded_paths if grounding else [])
         for path in stated:
-            flags.append(
-                GateFlag(code="ungrounded_value", path=path, reason="not found in the context, yet a number or a name")
-            )
+            # A value not found is most often a right one written in a way the toolkit does not read (a
+            # conversion, a computation): only a near miss of the context, or a name it never mentions, is asked.
+            why = near_miss(_value_at(record.output.ground_truth, path), record.input.context)
+            if why is not None:
+                flags.append(GateFlag(code="ungrounded_value", path=path, reason=why))
         for doubt in _doubts(issues):
             flags.append(GateFlag(code=doubt.code, path=doubt.path, reason=doubt.message))
         scores["accuracy"], rationales["accuracy"] = min(accuracy, key=lambda s: s[0])
