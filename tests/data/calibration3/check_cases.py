@@ -2,7 +2,7 @@
 the ground truth validates against its schema, evidence quotes occur verbatim in the context and
 every source_id names a row of the HotpotQA data files.
 
-Run from the repository root: python tests/data/calibration3/check_cases.py
+Run: python tests/data/calibration3/check_cases.py
 """
 
 from __future__ import annotations
@@ -14,16 +14,20 @@ from pathlib import Path
 
 from jsonschema import Draft202012Validator
 
-from loaders.hotpotqa import load_hotpotqa
-
 HERE = Path(__file__).parent
+ROOT = HERE.parents[2]
+sys.path.insert(0, str(ROOT))  # the repository root, so its loaders and core are imported
+
+from core.evidence import parse_evidence_map  # noqa: E402
+from loaders.hotpotqa import load_hotpotqa  # noqa: E402
+
 HOTPOT_FILES = ("tests/data/hotpotqa/hotpot_dev_distractor_v1.sample.json", "loaders/samples/hotpotqa/sample.json")
 
 
 def _contexts() -> dict[str, str]:
     out: dict[str, str] = {}
     for name in HOTPOT_FILES:
-        for item in load_hotpotqa(Path(name)).items:
+        for item in load_hotpotqa(ROOT / name).items:
             out[item.source_id] = item.context
     return out
 
@@ -64,6 +68,8 @@ def check(path: Path) -> list[str]:
         if context is None:
             errors.append(f"{where}: unknown source_id {case['source_id']}")
             continue
+        _, unreadable = parse_evidence_map(case.get("evidence"))
+        errors += [f"{where}: evidence {path}: {problem}" for path, problem in unreadable]
         for quote in _quotes(case.get("evidence", {})):
             if quote not in context:
                 errors.append(f"{where}: quote not in context: {quote!r}")
