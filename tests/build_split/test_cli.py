@@ -91,8 +91,8 @@ def test_rejections_and_status_say_why(tmp_path: Path, capsys: pytest.CaptureFix
     assert run_cli("--source", "hotpotqa", "--workspace", ws, "--rejections") == 0
     out = capsys.readouterr().out
     assert "[validation/undeclared_key] $.arches" in out
-    assert "[judge/low_grounding]" in out and "line 11" in out
-    held = out[out.index("needs_review ") :].splitlines()
+    assert "[gate/ungrounded_value] $.maker R1: 'Carl Zeiss Jena'" in out and "line 11" in out
+    held = out[out.index("needs_review e6b") :].splitlines()
     assert "sob-sample-0007" in held[0]
     assert held[1].startswith("    [gate/seed_answer_mismatch] $ R1: ") and "seed answer 'Hollin Canal'" in held[1]
     assert run_cli("--source", "hotpotqa", "--workspace", ws, "--status") == 0
