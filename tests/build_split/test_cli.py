@@ -97,7 +97,7 @@ def test_rejections_and_status_say_why(tmp_path: Path, capsys: pytest.CaptureFix
     assert held[1].startswith("    [gate/seed_answer_mismatch] $ R1: ") and "seed answer 'Hollin Canal'" in held[1]
     assert run_cli("--source", "hotpotqa", "--workspace", ws, "--status") == 0
     status = capsys.readouterr().out
-    assert "accepted 6, needs_review 1" in status and "1 record(s) wait in needs_review" in status
+    assert "accepted 6, needs_review 2" in status and "2 record(s) wait in needs_review" in status
     assert "gate       seed_answer_mismatch             1" in status
 
 
