@@ -192,10 +192,9 @@ def check_field_ties(
             place = _narrow(text, place, value)  # the number itself inside a curator's longer quote
             _check_scale(leaf, hint, text, place, doubt)
             _check_unit(leaf, hint, text, place, doubt)
-            if _in_name(text, place) is None or not any(
-                _in_name(text, p) is None for p in find(value, hint)[:8] if p != place
-            ):  # written elsewhere outside a name: "Cool 4" is not where "four members" comes from
-                _check_number_phrase(leaf, hint, text, place, doubt)
+            counted = hint.is_count and any(isinstance(c, list) and len(c) == value for c in containers.values())
+            if not counted:  # a count of the answer's own list is computed, not read from any phrase
+                _check_number_phrase(leaf, hint, text, place, doubt, lambda v=value, h=hint: find(v, h))
         if isinstance(value, bool):
             _check_boolean(leaf, hint, layout, spans, doubt)
         if value is None or value == []:
@@ -273,7 +272,30 @@ def _in_name(text: str, place: tuple[int, int]) -> str | None:
     return None
 
 
-def _check_number_phrase(leaf: LeafLike, hint: FieldHint, text: str, place: tuple[int, int], doubt: Doubt) -> None:
+def _check_number_phrase(
+    leaf: LeafLike,
+    hint: FieldHint,
+    text: str,
+    place: tuple[int, int],
+    doubt: Doubt,
+    places: Callable[[], list[tuple[int, int]]],
+) -> None:
+    """The number's phrase says it is no value of its field; unless the value is also written elsewhere in a
+    phrase that raises no doubt ("Cool 4" is not where "four members" comes from)."""
+    found: list[tuple[str, str]] = []
+    _number_phrase_doubt(leaf, hint, text, place, lambda code, message, path: found.append((code, message)))
+    if not found:
+        return
+    for other in places()[:8]:
+        if other != place:
+            clean: list[str] = []
+            _number_phrase_doubt(leaf, hint, text, other, lambda code, message, path, seen=clean: seen.append(code))
+            if not clean:
+                return
+    doubt(found[0][0], found[0][1], leaf.path)
+
+
+def _number_phrase_doubt(leaf: LeafLike, hint: FieldHint, text: str, place: tuple[int, int], doubt: Doubt) -> None:
     start, end = place
     if hint.is_count and text[max(0, start - 1) : start] == "#":
         doubt("number_from_other_phrase", f"'#{text[start:end]}' numbers an item, it counts nothing", leaf.path)
