@@ -57,7 +57,8 @@ _NEGATIONS = re.compile(
     r"ruled out|decided against|no longer|anymore|any more|too expensive|won't|can't|cannot|isn't|wasn't|"
     r"aren't|doesn't|didn't|don't|refused|declined|failed|lost|withdrawn|ended|ceased|defunct|deprecated|former|"
     r"formerly|previously|retired|once|ex|used to|instead|unfavou?rable|unsuitable|unlikely|unable|impossible|"
-    r"not yet|yet to|pending|expect to|expected to|proposed|under consideration)\b",
+    r"not yet|yet to|pending|expect to|expected to|proposed|under consideration|disbanded|dissolved|broke up|"
+    r"split up|closed down|demolished|shut down|folded|abolished|replaced|renamed|dropped out)\b",
     re.IGNORECASE,
 )
 _AFFIRMATIONS = re.compile(
@@ -229,17 +230,23 @@ def _check_unit(leaf: LeafLike, hint: FieldHint, text: str, place: tuple[int, in
 
 
 _SCALE_AFTER = re.compile(r"(\d+(?:[.,]\d+)?)\s*(thousand|million|billion|trillion|bn|mn)\b", re.IGNORECASE)
+_SCALE_NAMES = {
+    "thousand": 3, "thousands": 3, "k": 3, "million": 6, "millions": 6, "m": 6, "mn": 6, "billion": 9, "billions": 9,
+    "bn": 9, "trillion": 12,
+}  # fmt: skip
 _SCALE_WORDS = {"thousand", "thousands", "million", "millions", "billion", "billions", "trillion", "bn", "mn", "m", "k"}
 
 
 def _check_scale(leaf: LeafLike, hint: FieldHint, text: str, place: tuple[int, int], doubt: Doubt) -> None:
-    """ "$43 million" given as 43 in a field that does not say it counts millions."""
-    if hint.words & _SCALE_WORDS:
-        return
+    """ "$43 million" given as 43 in a field that does not say it counts millions, or "$1.4 billion" given as 1.4
+    in a field that counts millions."""
     window = text[place[0] : max(place[1], place[0]) + 14]
     match = _SCALE_AFTER.search(window)
     if match is None or not close(float(match.group(1).replace(",", ".")), leaf.value):
         return
+    field_scales = {_SCALE_NAMES.get(w) for w in hint.words & _SCALE_WORDS} - {None}
+    if field_scales and _SCALE_NAMES.get(match.group(2).lower()) in field_scales:
+        return  # the field counts in the scale the text writes
     doubt(
         "scale_dropped",
         f"{leaf.value!r} is written {match.group()!r}: the {match.group(2)} is dropped, and {leaf.key!r} does not "
@@ -443,7 +450,8 @@ def _check_absent(leaf: LeafLike, hint: FieldHint, layout: LayoutLike, doubt: Do
         return False
     for offset in _field_places(words, layout.text)[:8]:
         clause = _clause(layout, offset)
-        if names and not any(name.lower() in clause.lower() for name in names[:8]):
+        about = (clause + " " + (layout.paragraph_head(offset) if hasattr(layout, "paragraph_head") else "")).lower()
+        if names and not any(name.lower() in about for name in names[:8]):
             continue  # another entity's deadline or price says nothing of this one's
         if hint.unit or hint.currency is not None or hint.is_count:
             stated = re.search(r"\d", clause)
@@ -543,7 +551,8 @@ def _check_speaker(
 
 _BOUNDS = [
     ("min", "max"), ("minimum", "maximum"), ("low", "high"), ("lower", "upper"), ("start", "end"), ("from", "to"),
-    ("first", "last"), ("earliest", "latest"), ("begin", "end"), ("opens", "closes"),
+    ("first", "last"), ("earliest", "latest"), ("begin", "end"), ("opens", "closes"), ("birth", "death"),
+    ("born", "died"), ("founded", "dissolved"), ("opened", "closed"),
 ]  # fmt: skip
 
 
