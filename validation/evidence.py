@@ -207,6 +207,21 @@ class Layout:
         match = _LABEL_BEFORE.search(before[-(_LABEL_MAX + 1) :])
         return match.group(1) if match else ""
 
+    def other_column_naming(self, offset: int, words: set[str]) -> str | None:
+        """Another column of the table that holds `offset` whose header names the field (`words`), if any."""
+        start, _ = self.line(offset)
+        line = self.text[start : self.text.find("\n", start) if "\n" in self.text[start:] else len(self.text)]
+        if not words or not line.lstrip().startswith("|"):
+            return None
+        header = self._table_header(start)
+        if not header:
+            return None
+        column = line[: offset - start].count("|") - 1
+        for position, cell in enumerate(header):
+            if position != column and _words(cell) & words:
+                return cell.strip()
+        return None
+
     def _table_header(self, line_start: int) -> list[str] | None:
         position = line_start
         header = None
@@ -953,17 +968,24 @@ def _check_fields(
                     f"the evidence of {_show(leaf.value)} is not near {anchor.value!r}, the entity it is given for",
                     leaf.path,
                 )
-            if len(siblings) < 2:
-                continue
             label = _words(layout.label(start))
             if not label:
                 continue
             own = len(_words(leaf.key or "") & label)
             rivals = [s.key for s in siblings if s is not leaf and len(_words(s.key or "") & label) > own]
-            if rivals:
+            if rivals and len(siblings) >= 2:
                 result.doubt(
                     "value_in_wrong_field",
                     f"{_show(leaf.value)} stands under {layout.label(start).strip()[:40]!r}, "
                     f"which names {rivals[0]!r}, not {leaf.key!r}",
+                    leaf.path,
+                )
+                continue
+            column = layout.other_column_naming(start, _words(leaf.key or "")) if not own else None
+            if column is not None:
+                result.doubt(
+                    "value_in_wrong_field",
+                    f"{_show(leaf.value)} stands under {layout.label(start).strip()[:40]!r}, while the column "
+                    f"{column!r} names {leaf.key!r}",
                     leaf.path,
                 )

@@ -205,6 +205,7 @@ def check_field_ties(
             if speakers and value.strip() in speakers:
                 _check_speaker(leaf, hint, layout, spans, leaves, doubt)
     _check_duplicates(containers, doubt)
+    _check_counts(leaves, containers, hints, doubt)
     _check_bounds(leaves, doubt)
     _check_swaps(leaves, spans, text, hints, doubt)
     _check_other_phrase(leaves, spans, layout, hints, find, doubt)
@@ -508,6 +509,11 @@ def _original_line(layout: Any, start: int, end: int) -> str:
     return original[start:end]
 
 
+def _speaker_labels(layout: Any) -> frozenset[str]:
+    original = getattr(layout, "original", None) or layout.text
+    return frozenset(re.findall(r"^\[[\d:]+\] ([^:\n]{1,64}): ", original, re.M))
+
+
 def _check_speaker(
     leaf: LeafLike,
     hint: FieldHint,
@@ -522,7 +528,8 @@ def _check_speaker(
     siblings = [
         other for other in leaves
         if other.parent == leaf.parent and other.path != leaf.path and other.path in spans
-        and isinstance(other.value, str) and other.value.strip() not in (leaf.value,)
+        and isinstance(other.value, str | int | float) and not isinstance(other.value, bool)
+        and str(other.value).strip() not in (leaf.value,) and str(other.value).strip() not in _speaker_labels(layout)
     ]  # fmt: skip
     topic = key_meaning(hint.key) - _SPEAKER_WORDS - _GENERIC
     about = [o for o in siblings if o.key and affinity(key_meaning(o.key), topic)]
@@ -591,6 +598,31 @@ def _is_date(value: Any) -> bool:
 def _order_key(value: Any) -> Any:
     number = to_decimal(value)
     return (0, number, "") if number is not None else (1, Decimal(0), str(value).strip().zfill(5))
+
+
+def _check_counts(
+    leaves: list[Any], containers: dict[str, Any], hints: dict[str, FieldHint] | None, doubt: Doubt
+) -> None:
+    """A count whose own list, in the same answer, has another length (`num_action_items` 3 beside four
+    `action_items`): the answer contradicts itself."""
+    lists = {path.rsplit(".", 1)[-1]: value for path, value in containers.items() if isinstance(value, list)}
+    if not lists:
+        return
+    for leaf in leaves:
+        if not leaf.key or isinstance(leaf.value, bool) or not isinstance(leaf.value, int):
+            continue
+        hint = hint_for(hints, leaf.path, leaf.key)
+        if not hint.is_count:
+            continue
+        counted = key_meaning(leaf.key) - {"num", "number", "count", "total", "of", "n"}
+        for name, items in lists.items():
+            if counted & key_meaning(name) and len(items) != leaf.value:
+                doubt(
+                    "count_mismatch",
+                    f"{leaf.key!r} is {leaf.value}, but the answer's own list {name!r} has {len(items)} item(s)",
+                    leaf.path,
+                )
+                break
 
 
 def _check_duplicates(containers: dict[str, Any], doubt: Doubt) -> None:

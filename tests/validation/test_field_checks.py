@@ -134,3 +134,18 @@ def test_a_number_named_by_its_field_is_no_other_phrase() -> None:
     text = "The road is Route 66, and the Euro Stoxx 50 index fell."
     assert ("number_from_other_phrase", "$.route_number") not in doubts({"route_number": 66, "x": "a"}, text)
     assert ("number_from_other_phrase", "$.countries") in doubts({"countries": 50, "x": "a"}, text)
+
+
+def test_a_count_its_own_list_contradicts_is_doubted() -> None:
+    text = "They agreed on three items: the case, the buttons and the price."
+    truth = {"agenda_items": ["case", "buttons", "price"], "num_agenda_items": 4, "meeting": "Kickoff"}
+    assert ("count_mismatch", "$.num_agenda_items") in doubts(truth, text)
+    assert ("count_mismatch", "$.num_agenda_items") not in doubts({**truth, "num_agenda_items": 3}, text)
+
+
+def test_a_value_under_another_column_that_names_the_field_is_doubted() -> None:
+    table = "| Source | Tokens | Words |\n|---|---|---|\n| StarCoder | 83.0B | 70.0B |"
+    assert ("value_in_wrong_field", "$.tokens") in doubts({"source": "StarCoder", "tokens": "70.0B", "x": "y"}, table)
+    assert ("value_in_wrong_field", "$.tokens") not in doubts(
+        {"source": "StarCoder", "tokens": "83.0B", "x": "y"}, table
+    )
