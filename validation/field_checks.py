@@ -19,6 +19,7 @@ flag for a person, never a rejection:
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Callable, Iterable
 from decimal import Decimal
 from functools import lru_cache
@@ -202,6 +203,7 @@ def check_field_ties(
             _check_absent(leaf, hint, layout, doubt, names) or _check_absent_date(leaf, hint, layout, leaves, doubt)
         if isinstance(value, str):
             _check_copy(leaf, hint, text, doubt)
+            _check_letters(leaf, layout, doubt)
             if speakers and value.strip() in speakers:
                 _check_speaker(leaf, hint, layout, spans, leaves, doubt)
     _check_duplicates(containers, doubt)
@@ -472,6 +474,18 @@ def _check_absent(leaf: LeafLike, hint: FieldHint, layout: LayoutLike, doubt: Do
 
 
 _ITEM_SEPARATORS = re.compile(r"\s*(?:[,;|\n]|\s/\s)\s*")
+
+
+def _check_letters(leaf: LeafLike, layout: Any, doubt: Doubt) -> None:
+    """A letter the context never uses ("Sólvang" where it says "Solvang"): a typing slip or a forged variant."""
+    value = unicodedata.normalize("NFC", leaf.value)
+    if value.isascii():
+        return
+    original = unicodedata.normalize("NFC", getattr(layout, "original", None) or layout.text)
+    foreign = sorted({c for c in value if not c.isascii() and c.isalpha() and c not in original})
+    if foreign:
+        shown = ", ".join(f"{c!r} (U+{ord(c):04X})" for c in foreign[:5])
+        doubt("letter_not_in_context", f"{shown} never occurs in the context", leaf.path)
 
 
 def _check_copy(leaf: LeafLike, hint: FieldHint, text: str, doubt: Doubt) -> None:

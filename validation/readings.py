@@ -669,8 +669,12 @@ def _ascii_index(text: str) -> tuple[str, tuple[int, ...]]:
 
 def ascii_places(value: str, text: str) -> list[Place]:
     """A name written without its diacritics ("Reunion" for "Réunion"), or with them where the text has none."""
-    needle = unidecode(value).lower().strip()
-    if not needle or needle == value.lower().strip() and value.isascii() and text.isascii():
+    if not value.isascii() or text.isascii():
+        # Only diacritics the text has and the value dropped: an accent the text lacks ("Sólvang" for "Solvang")
+        # is no reading of it.
+        return []
+    needle = value.lower().strip()
+    if not needle:
         return []
     folded, origin = _ascii_index(text)
     places = []

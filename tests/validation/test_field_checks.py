@@ -149,3 +149,9 @@ def test_a_value_under_another_column_that_names_the_field_is_doubted() -> None:
     assert ("value_in_wrong_field", "$.tokens") not in doubts(
         {"source": "StarCoder", "tokens": "83.0B", "x": "y"}, table
     )
+
+
+def test_a_letter_the_context_never_uses_is_doubted() -> None:
+    text = "The director, Ingrid Solvang, studied in Oslo."
+    assert ("letter_not_in_context", "$.name") in doubts({"name": "Ingrid So\u0301lvang", "x": "a", "y": "b"}, text)
+    assert ("letter_not_in_context", "$.name") not in doubts({"name": "Ingrid Solvang", "x": "a", "y": "b"}, text)
