@@ -344,20 +344,32 @@ _HAS_NUMBER_WORD = re.compile(rf"\b(?:{_SPELLED_WORDS})\b", re.IGNORECASE)
 _PERCENT_AFTER = re.compile(r"\s*(?:%|percent|per cent)", re.IGNORECASE)
 
 
-def _digitised_lines(text: str) -> list[tuple[int, int, Decimal, str]]:
-    """Numbers of lines that spell numbers out, read after text2num wrote them as digits ("SIXTEEN POINT EIGHT"
-    -> 16.8, "SEVENTY PERCENT" -> 0.7, "TWELVE EUROS FIFTY" -> 12.5). Each is placed on its whole line: the
-    rewritten line's offsets are not the text's."""
+@lru_cache(maxsize=64)
+def _spelled_lines(text: str) -> tuple[tuple[int, int, str], ...]:
+    """(start, end, the line with its spelled-out numbers written as digits by text2num) of each line of the
+    text that spells a number out; "ten-month" is read as "ten month"."""
     from text_to_num import alpha2digit
 
-    found: list[tuple[int, int, Decimal, str]] = []
+    lines = []
     position = 0
     for line in text.split("\n"):
         start, end = position, position + len(line)
         position = end + 1
         if not _HAS_NUMBER_WORD.search(line):
             continue
-        digits = alpha2digit(re.sub(r"(?<=[a-z])-(?=[a-z])", " ", line.lower()), "en")
+        lowered = re.sub(r"(?<=[a-z])-(?=[a-z])", " ", line.lower())
+        digits = alpha2digit(lowered, "en")
+        if digits != lowered:
+            lines.append((start, end, digits))
+    return tuple(lines)
+
+
+def _digitised_lines(text: str) -> list[tuple[int, int, Decimal, str]]:
+    """Numbers of lines that spell numbers out, read after text2num wrote them as digits ("SIXTEEN POINT EIGHT"
+    -> 16.8, "SEVENTY PERCENT" -> 0.7, "TWELVE EUROS FIFTY" -> 12.5). Each is placed on its whole line: the
+    rewritten line's offsets are not the text's."""
+    found: list[tuple[int, int, Decimal, str]] = []
+    for start, end, digits in _spelled_lines(text):
         for match in _PLAIN_NUMBER.finditer(digits):
             value = _number_token(match.group().replace(",", "."))
             if value is None or re.match(r"\s+and an?\s+(?:half|quarter)", digits[match.end() :]):
@@ -446,19 +458,8 @@ def quantity_mentions(text: str) -> tuple[tuple[int, int, Decimal, str], ...]:
 
 def _digitised_quantities(text: str) -> list[tuple[int, int, Decimal, str]]:
     """Quantities spelled out ("FIFTEEN MINUTES", "TEN CENTS"), placed on their whole line."""
-    from text_to_num import alpha2digit
-
     found = []
-    position = 0
-    for line in text.split("\n"):
-        start, end = position, position + len(line)
-        position = end + 1
-        if not _HAS_NUMBER_WORD.search(line):
-            continue
-        lowered = re.sub(r"(?<=[a-z])-(?=[a-z])", " ", line.lower())  # "ten-month" -> "ten month"
-        digits = alpha2digit(lowered, "en")
-        if digits == lowered:
-            continue
+    for start, end, digits in _spelled_lines(text):
         for match in _QUANTITY.finditer(digits):
             words = match.group("unit").split()
             unit = next((u for size in range(len(words), 0, -1) if (u := parse_unit(" ".join(words[:size])))), None)
