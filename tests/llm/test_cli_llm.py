@@ -41,10 +41,10 @@ def test_prefilter_spares_calls_for_records_the_heuristic_rejects(tmp_path: Path
     ws = str(tmp_path / "ws")
     args = ["--source", "hotpotqa", "--sample", "--workspace", ws, "--llm-base-url", fake_gemini.url]
     assert main([*args, "--judge", "gemini", "--prefilter", "--no-review"]) == 0
-    # The one the heuristic rejects and the one it holds for review (its flag open) are never sent.
+    # The ones the heuristic rejects and the two it holds for review (their flags open) are never sent.
     assert fake_gemini.total_model_calls == 6
     with Store.open(ws) as store:
-        assert store.state_counts("hotpotqa") == {"accepted": 6, "needs_review": 1, "rejected": 3}
+        assert store.state_counts("hotpotqa") == {"accepted": 6, "needs_review": 2, "rejected": 2}
 
 
 def test_records_the_heuristic_accepted_are_judged_again_by_the_llm_judge(
