@@ -210,7 +210,7 @@ def check_field_ties(
     _check_counts(leaves, containers, hints, doubt)
     _check_bounds(leaves, doubt)
     _check_swaps(leaves, spans, text, hints, doubt)
-    _check_other_phrase(leaves, spans, layout, hints, find, doubt)
+    _check_other_phrase(leaves, spans, layout, hints, find, doubt, names)
 
 
 def _check_unit(leaf: LeafLike, hint: FieldHint, text: str, place: tuple[int, int], doubt: Doubt) -> None:
@@ -584,13 +584,13 @@ def _check_bounds(leaves: list[Any], doubt: Doubt) -> None:
     """Two siblings that bound a range (min/max, start/end, first/last) in the wrong order: swapped."""
     by_parent: dict[str, dict[str, Any]] = {}
     for leaf in leaves:
-        if (
-            leaf.key
-            and not isinstance(leaf.value, bool)
-            and (to_decimal(leaf.value) is not None or _is_date(leaf.value))
-        ):
+        if not leaf.key or isinstance(leaf.value, bool) or not field_words(leaf.key) & _BOUND_WORDS:
+            continue  # most fields bound nothing: settled by one set lookup
+        if to_decimal(leaf.value) is not None or _is_date(leaf.value):
             by_parent.setdefault(leaf.parent, {})[leaf.key] = leaf
     for fields in by_parent.values():
+        if len(fields) < 2:
+            continue
         for low_word, high_word in _BOUNDS:
             lows = [f for k, f in fields.items() if low_word in field_words(k)]
             highs = [f for k, f in fields.items() if high_word in field_words(k)]
@@ -689,6 +689,7 @@ def _check_other_phrase(
     hints: dict[str, FieldHint] | None,
     find: Finder,
     doubt: Doubt,
+    names: list[str],
 ) -> None:
     """A number or year that stands by none of its field's words anywhere it is written, while another number of
     its kind does: "formed in 2013 and debuted in 2014" given as a formation year 2014; "4,000 in all with 3,677
@@ -699,7 +700,6 @@ def _check_other_phrase(
     for leaf in leaves:
         if leaf.key:
             siblings.setdefault((leaf.parent, shape_of(leaf.value)), set()).add(leaf.key)
-    names = [leaf.value for leaf in leaves if isinstance(leaf.value, str) and shape_of(leaf.value) == "name"]
     for leaf in leaves:
         if leaf.path not in spans or not leaf.key or shape_of(leaf.value) not in ("year", "number"):
             continue
