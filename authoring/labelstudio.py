@@ -1097,16 +1097,22 @@ def awaiting_curators(store: Store, source: str, base_url: str | None = None) ->
     return {status: counts.get(status, 0) for status in ls_state.OPEN_STATUSES}
 
 
-def awaiting_line(store: Store, session: LabelStudioSession, source: str) -> str:
+def awaiting_line(store: Store, session: LabelStudioSession, source: str, *, served: bool = True) -> str:
+    """What waits for curators, and where. `served=False`: the toolkit's own server stops with this run, so no
+    URL is given (it would lead nowhere), but how to serve the curators."""
     project = ls_state.get_project(store, session.base_url, source)
     counts = awaiting_curators(store, source, session.base_url)
     total = sum(counts.values())
-    where = session.project_url(project.project_id) if project else session.base_url
-    return (
-        f"Label Studio: {where} - {total} task(s) await curators "
-        f"({counts['awaiting']} new, {counts['needs_revision']} sent back, "
-        f"{counts['needs_discussion']} to discuss)"
+    detail = (
+        f"({counts['awaiting']} new, {counts['needs_revision']} sent back, {counts['needs_discussion']} to discuss)"
     )
+    if not served:
+        return (
+            f"Label Studio: stopped with this run; {total} task(s) await curators {detail}. "
+            "Serve them with --start-label-studio --keep-label-studio"
+        )
+    where = session.project_url(project.project_id) if project else session.base_url
+    return f"Label Studio: {where} - {total} task(s) await curators {detail}"
 
 
 @contextmanager
@@ -1135,6 +1141,11 @@ def label_studio_for_run(
     server = LabelStudioServer.for_workspace(workspace, port=port or DEFAULT_PORT)
     echo(f"starting Label Studio in {server.data_dir} (the first start takes about a minute) ...")
     server.start()
+    if server.orphan_stopped is not None:
+        echo(
+            f"stopped a Label Studio that a killed run left running (process group {server.orphan_stopped.pid}, "
+            f"port {server.orphan_stopped.port})"
+        )
     try:
         assert server.credentials is not None
         echo(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 from pathlib import Path
 
@@ -10,6 +11,8 @@ import duckdb
 from pydantic import ValidationError
 
 from authoring.labelstudio import LabelStudioError
+from authoring.server import LabelStudioServerError
+from authoring.server_guard import Terminated, terminate_on_signals
 from build_split.errors import explain_failure
 from build_split.options import RunOptions
 from build_split.pipeline import UsageError, print_diff, print_rejections, print_status, run
@@ -298,6 +301,17 @@ def main(argv: list[str] | None = None) -> int:
             print(f"error: --{flag}: {redact(message)}", file=sys.stderr)
         return 2
     try:
+        with terminate_on_signals():  # SIGTERM/SIGHUP unwind like Ctrl-C: a started Label Studio is stopped
+            return _run_command(args, options)
+    except (KeyboardInterrupt, Terminated) as stop:
+        # Every `finally` has run (a started Label Studio is stopped); what was committed is kept.
+        signum = stop.signum if isinstance(stop, Terminated) else signal.SIGINT
+        print(f"stopped by {signal.Signals(signum).name}: work committed so far is kept", file=sys.stderr)
+        return 128 + signum
+
+
+def _run_command(args: argparse.Namespace, options: RunOptions) -> int:
+    try:
         if args.diff:
             print_diff(options.workspace, options.source, *args.diff)
             return 0
@@ -314,6 +328,7 @@ def main(argv: list[str] | None = None) -> int:
         ReleaseError,
         PublishError,
         LabelStudioError,
+        LabelStudioServerError,  # not installed, busy port, failed start: the message says what to do
         LLMError,  # e.g. no key for the Gemini client: the message says what to set
         WorkerFailed,  # a worker process died: the message says what is kept and what to do
     ) as exc:

@@ -253,7 +253,8 @@ def run(options: RunOptions, echo: Callable[[str], None] = print) -> RunSummary:
             summary.release_status = result.status
         report_run(store, options, summary, echo)
         if label_studio is not None:
-            echo(awaiting_line(store, label_studio, options.source))
+            served = options.keep_label_studio or not options.start_label_studio
+            echo(awaiting_line(store, label_studio, options.source, served=served))
     if options.push and not summary.llm_stopped:
         summary.published = publish(options, echo)
     return summary
