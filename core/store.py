@@ -24,6 +24,7 @@ from core.batching import batched
 from core.derived import read_record
 from core.models import Reason, Record, RecordState, SourceItem, canonical_json, content_hash, utcnow
 from core.redaction import configured_secrets, redact
+from core.revisions import TABLE_SQL as REVISIONS_TABLE_SQL
 from core.transaction import run_transaction
 
 STORE_FILENAME = "curation.duckdb"
@@ -262,6 +263,8 @@ MIGRATIONS: list[tuple[int, str]] = [
         # What the stages add to a record (core/derived.py), beside it: a stage no longer rewrites the record.
         "ALTER TABLE records ADD COLUMN IF NOT EXISTS derived JSON;",
     ),
+    # Every version of a record's authored content, and the conflicts not applied (core/revisions.py).
+    (7, REVISIONS_TABLE_SQL),
 ]
 
 
