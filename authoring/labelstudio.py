@@ -21,6 +21,7 @@ Typical use (what `python -m build_split` does when Label Studio is configured):
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import os
@@ -40,6 +41,7 @@ import jsonschema
 from annotation_ui_config import TEXT_CONTROLS, VERDICT_CONTROL, VERDICTS, label_config
 from authoring import ls_evidence, ls_state, page_tasks
 from authoring.flag_resolutions import NONE_OPEN, flags_text, resolve
+from core import revisions
 from core.derived import read_record
 from core.evidence import Evidence, parse_evidence_map
 from core.models import Provenance, Reason, Record, RecordState, SourceItem, utcnow
@@ -854,6 +856,7 @@ def _take_page(
     superseded: list[tuple[str, str, int]] = []
     previous = _records_by_id(store, [row.record_id for row, _, _ in taken if row.record_id])
     built: dict[str, Record] = {}
+    origins: dict[str, revisions.Origin] = {}  # record id -> the annotation it comes from (its revision)
     for row, annotation, parsed in taken:
         item = items[row.source_id]
         # olmOCR: the curator's corrected transcript becomes the context (evidence spans follow it)
@@ -882,6 +885,11 @@ def _take_page(
         record = _carry_review(record, previous.get(row.record_id or ""), parsed, annotator)
         rid = record.record_id
         built[rid] = record
+        origins[rid] = revisions.Origin(
+            f"label_studio:{project_id}:{row.task_id}",
+            {"annotation_id": int(annotation["id"]), "annotation_updated_at": _stamp(annotation.get("updated_at"))},
+            _parse_time(annotation.get("updated_at")),
+        )
         feedback = None
         if parsed.verdict == "reject":
             message = parsed.notes or "rejected by the curator (no note given)"
@@ -919,8 +927,12 @@ def _take_page(
             )
         )
         result.counts[status] += 1
+    screened = _screen_revisions(store, to_upsert, origins, outcomes, result)
+    held = {d.incoming.record.record_id for d in screened.decisions if d.verdict in ("conflict", "stale")}
+    reaccept = [rid for rid in reaccept if rid not in held]
     for state, records in to_upsert.items():
         store.upsert_records(records, state, stage="label_studio", kind="authored")
+    revisions.record(store.con, screened)
     # A resubmission with unchanged content leaves the stored record as it was: move it on explicitly.
     states = _current_states(store, reaccept + [old for old, _, _ in superseded])
     for rid in reaccept:
@@ -941,6 +953,39 @@ def _take_page(
     for (row, _, _), outcome in zip(taken, outcomes, strict=True):
         row.status, row.record_id = outcome.status, outcome.record_id
         row.annotation_id, row.annotation_updated_at = outcome.annotation_id, outcome.annotation_updated_at
+
+
+def _screen_revisions(
+    store: Store,
+    to_upsert: dict[RecordState, list[Record]],
+    origins: Mapping[str, revisions.Origin],
+    outcomes: list[ls_state.Outcome],
+    result: PullResult,
+) -> revisions.Screened:
+    """Accepted annotations that would replace another origin's newer revision are not applied (core/revisions.py):
+    taken out of `to_upsert`, and their tasks go back to the curator saying so (a new submission then replaces it)."""
+    authored = to_upsert.get(RecordState.AUTHORED, [])
+    screened = revisions.screen(
+        store.con, [revisions.Incoming(r, origins[r.record_id], r.provenance.annotator) for r in authored]
+    )
+    held = {d.incoming.record.record_id: d for d in screened.decisions if d.verdict in ("conflict", "stale")}
+    if not held:
+        return screened
+    to_upsert[RecordState.AUTHORED] = [r for r in authored if r.record_id not in held]
+    for index, outcome in enumerate(outcomes):
+        decision = held.get(outcome.record_id or "")
+        if decision is None:
+            continue
+        current = revisions.describe_origin(decision.current_origin or "unknown", {})
+        feedback = (
+            f"Not applied (annotation {outcome.annotation_id}): record {outcome.record_id[:12]} was changed since "  # type: ignore[index]
+            f"by {current} (revision {decision.current_rev}). Check the answer against it and submit again to "
+            "replace it, or settle it with --overwrite."
+        )
+        outcomes[index] = dataclasses.replace(outcome, status=ls_state.NEEDS_REVISION, feedback=feedback)
+        result.counts[ls_state.AUTHORED] -= 1
+        result.counts["conflict"] += 1
+    return screened
 
 
 def _records_by_id(store: Store, record_ids: Sequence[str]) -> dict[str, Record]:

@@ -15,7 +15,7 @@ from authoring.server import LabelStudioServerError
 from authoring.server_guard import Terminated, terminate_on_signals
 from build_split.errors import explain_failure
 from build_split.options import RunOptions
-from build_split.pipeline import UsageError, print_diff, print_rejections, print_status, run
+from build_split.pipeline import UsageError, print_diff, print_history, print_rejections, print_status, run
 from core.llm.failures import DEFAULT_MAX_CONSECUTIVE_FAILURES
 from core.llm.types import LLMError
 from core.parallel import WorkerFailed
@@ -32,6 +32,7 @@ EXAMPLES = """examples:
   python -m build_split --source ami --sample --release 0.1.0
   python -m build_split --source olmocr --input bench_data --category tables --ocr-server cpu
   python -m build_split --source hotpotqa --status
+  python -m build_split --source hotpotqa --authored curators.jsonl --overwrite
   python -m build_split --source hotpotqa --release 0.2.0 --push ./hub-preview
   HF_TOKEN=... python -m build_split --source hotpotqa --release 0.2.0 --push owner/sob-structured --dry-run
   python -m build_split --source hotpotqa --diff 0.1.0 0.2.0
@@ -120,6 +121,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     work = parser.add_argument_group("authoring, checks and release")
     work.add_argument("--authored", type=Path, help="JSONL of curators' records to import")
+    work.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="apply incoming versions that conflict with a record's current revision from another origin "
+        "(listed by --status and --rejections); without it they are kept and not applied",
+    )
     work.add_argument(
         "--judge",
         choices=["heuristic", "gemini", "openai"],
@@ -216,7 +223,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="print the changelog (record ids added, removed, changed per split) from local release V1 to V2",
     )
     report.add_argument(
-        "--rejections", action="store_true", help="list every rejected record and input line with its reasons"
+        "--rejections",
+        action="store_true",
+        help="list every rejected record, input line and conflict not applied, with its reasons",
+    )
+    report.add_argument(
+        "--history",
+        metavar="RECORD_ID",
+        help="print a record's revisions (who, from where, when, what changed); a unique prefix of the id is enough",
     )
     return parser
 
@@ -268,8 +282,13 @@ def main(argv: list[str] | None = None) -> int:
             label_studio_port=args.label_studio_port,
             keep_label_studio=args.keep_label_studio,
             authored=args.authored,
+            overwrite=args.overwrite,
             judge=args.judge
-            or (default_judge() if args.status or args.rejections or args.diff else _announced_default_judge()),
+            or (
+                default_judge()
+                if args.status or args.rejections or args.diff or args.history
+                else _announced_default_judge()
+            ),
             judge_model=args.judge_model,
             prefilter=args.prefilter,
             review=default_judge() == "gemini" if args.review is None else args.review,
@@ -303,11 +322,15 @@ def main(argv: list[str] | None = None) -> int:
     try:
         with terminate_on_signals():  # SIGTERM/SIGHUP unwind like Ctrl-C: a started Label Studio is stopped
             return _run_command(args, options)
-    except (KeyboardInterrupt, Terminated) as stop:
+    except Terminated as stop:
         # Every `finally` has run (a started Label Studio is stopped); what was committed is kept.
-        signum = stop.signum if isinstance(stop, Terminated) else signal.SIGINT
-        print(f"stopped by {signal.Signals(signum).name}: work committed so far is kept", file=sys.stderr)
-        return 128 + signum
+        return stopped_by(stop.signum)
+
+
+def stopped_by(signum: int) -> int:
+    """The line and exit code of a run stopped by a signal (Ctrl-C reaches the caller as KeyboardInterrupt)."""
+    print(f"stopped by {signal.Signals(signum).name}: work committed so far is kept", file=sys.stderr)
+    return 128 + signum
 
 
 def _run_command(args: argparse.Namespace, options: RunOptions) -> int:
@@ -315,8 +338,10 @@ def _run_command(args: argparse.Namespace, options: RunOptions) -> int:
         if args.diff:
             print_diff(options.workspace, options.source, *args.diff)
             return 0
-        if args.status or args.rejections:
+        if args.status or args.rejections or args.history:
             with Store.open(options.workspace) as store:
+                if args.history:
+                    return print_history(store, options.source, args.history)
                 (print_rejections if args.rejections else print_status)(store, options.source)
             return 0
         summary = run(options)

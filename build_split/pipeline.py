@@ -26,6 +26,7 @@ from build_split.exit_codes import StageFailures, exit_code, summary_line
 from build_split.ingest import import_into_store, load_into_store
 from build_split.options import RunOptions
 from build_split.sources import sample_authored
+from core import revisions
 from core.llm.client import LLMClient
 from core.llm.failures import LLMStopped
 from core.llm.settings import DEFAULT_DRAFT_MODEL, DEFAULT_JUDGE_MODEL, LLMSettings, make_stage_client
@@ -86,8 +87,14 @@ def _load(store: Store, options: RunOptions, summary: RunSummary) -> None:
 
 
 def _import(store: Store, options: RunOptions, path: Path, summary: RunSummary) -> None:
-    counts, result = import_into_store(store, options.source, path)
-    summary.imported = {"new": counts.new, "changed": counts.changed, "unchanged": counts.unchanged}
+    counts, result, verdicts = import_into_store(store, options.source, path, overwrite=options.overwrite)
+    summary.imported = {
+        "new": counts.new,
+        "changed": counts.changed,
+        "unchanged": counts.unchanged + verdicts["unchanged"],
+        "not re-applied (changed since)": verdicts["stale"],
+        "conflicts (not applied)": verdicts["conflict"],
+    }
     summary.import_rejections = len(result.rejections)
 
 
@@ -371,6 +378,12 @@ def print_status(store: Store, source: str, echo: Callable[[str], None] = print)
         echo("rejections by stage and reason (records):")
         for stage, code, n in reasons:
             echo(f"  {stage:<10} {code:<32} {n}")
+    conflicts = revisions.count_open_conflicts(store.con, source)
+    if conflicts:
+        echo(
+            f"conflicts not applied: {conflicts} (--rejections lists both versions, --history RECORD_ID a record's "
+            "revisions; --overwrite applies the incoming one, or settle it in Label Studio)"
+        )
 
 
 def print_rejections(store: Store, source: str, echo: Callable[[str], None] = print) -> None:
@@ -392,6 +405,53 @@ def print_rejections(store: Store, source: str, echo: Callable[[str], None] = pr
         echo(f"input {row['origin']} {_unit(row['reasons'])} {row['line_no']}:")
         for reason in row["reasons"]:
             echo(f"    [{reason['stage']}/{reason['code']}] {reason['message']}")
+    for conflict in revisions.open_conflicts(store.con, source):
+        current = revisions.current_revision(store.con, conflict.record_id)
+        echo(f"conflict {conflict.record_id[:12]}: {conflict.content.get('question')}")
+        if current is not None:
+            echo(f"    current:  {_revision_line(current)}")
+        echo(f"    incoming: {_revision_line(conflict)}, not applied")
+        for line in revisions.change_lines(conflict.change):
+            echo(f"      {line}")
+
+
+def _revision_line(rev: revisions.Revision) -> str:
+    how = " with --overwrite" if rev.overwrote else ""
+    return (
+        f"rev {rev.rev_no} by {rev.author or 'unknown'} from "
+        f"{revisions.describe_origin(rev.origin, rev.origin_detail)}, {rev.recorded_at:%Y-%m-%d %H:%M:%S}{how}"
+    )
+
+
+def print_history(store: Store, source: str, record_id: str, echo: Callable[[str], None] = print) -> int:
+    """A record's revisions with what each changed (`--history RECORD_ID`, a unique prefix of the id)."""
+    shown = echo
+    echo = lambda line: shown(redact(line) or "")  # noqa: E731
+    prefix = record_id.strip().lower()
+    matches = store.con.execute(
+        "SELECT record_id, source_id, json_extract_string(record, '$.input.question') FROM records "
+        "WHERE source = ? AND starts_with(record_id, ?) ORDER BY record_id LIMIT 6",
+        [source, prefix],
+    ).fetchall()
+    if not prefix or not matches:
+        raise UsageError(
+            f"no {source} record with an id starting {record_id!r}: --status and --rejections name the records"
+        )
+    if len(matches) > 1:
+        raise UsageError(f"{record_id!r} starts {len(matches)}+ record ids: give more of the id")
+    rid, source_id, question = matches[0]
+    revs = revisions.history(store.con, rid)
+    echo(f"{rid} {source_id}: {question}")
+    if not revs:
+        echo("  no revisions kept: the record was stored before revisions were kept")
+    for rev in revs:
+        status = {revisions.CONFLICT: "conflict, not applied", revisions.SETTLED: "conflict, settled"}.get(
+            rev.status, "applied"
+        )
+        echo(f"rev {rev.rev_no} ({status}) {_revision_line(rev).split(' ', 2)[2]}")
+        for line in revisions.change_lines(rev.change):
+            echo(f"    {line}")
+    return 0
 
 
 def _unit(reasons: list[dict[str, str]]) -> str:
