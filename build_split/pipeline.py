@@ -323,15 +323,17 @@ def _audit(store: Store, options: RunOptions, summary: RunSummary, label_studio:
 
 def print_diff(workspace: Path, source: str, old: str, new: str, echo: Callable[[str], None] = print) -> None:
     """The changelog between two local releases of `source`'s config (`--diff OLD NEW`)."""
-    from exports.changelog import diff_releases, format_changelog
+    from exports.changelog import diff_releases
+    from exports.diff_details import format_diff
     from exports.release import config_for
     from exports.versions import parse_version
 
     parse_version(old)
     parse_version(new)
     config = config_for(source)
-    log = diff_releases(Path(workspace) / "releases" / config, source, old, new)
-    echo(f"{config} ({source}): {format_changelog(log, new)}")
+    config_dir = Path(workspace) / "releases" / config
+    log = diff_releases(config_dir, source, old, new)
+    echo(redact(f"{config} ({source}): {format_diff(log, config_dir / old, config_dir / new, source, new)}") or "")
 
 
 def report_run(store: Store, options: RunOptions, summary: RunSummary, echo: Callable[[str], None]) -> None:

@@ -149,3 +149,21 @@ def test_history_of_an_unknown_record_is_one_error_line(ws: Path, capsys: pytest
     assert err == [
         "error: no hotpotqa record with an id starting 'ffffffffffff': --status and --rejections name the records"
     ]
+
+
+def test_diff_shows_the_question_and_the_changed_fields(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    ws = tmp_path / "ws"
+    assert run(ws, "--sample", "--release", "0.1.0", "--allow-unreviewed") == 0
+    line = first_sample_line()
+    line["json_schema"]["properties"]["observatory"]["description"] = "the observatory named in the question"
+    fix = write_line(tmp_path / "fix.jsonl", line)
+    assert run(ws, "--authored", str(fix), "--overwrite", "--release", "0.2.0", "--allow-unreviewed") == 0
+    capsys.readouterr()
+    assert main(["--source", "hotpotqa", "--workspace", str(ws), "--diff", "0.1.0", "0.2.0"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    [changed] = [i for i, text in enumerate(out) if text.startswith("    ~ ")]
+    assert out[changed].endswith(f"  {line['question']}")
+    assert out[changed + 1] == (
+        '        json_schema /properties/observatory/description: "the observatory" -> '
+        '"the observatory named in the question"'
+    )
