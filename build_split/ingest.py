@@ -56,6 +56,7 @@ def import_into_store(
         counts += store.upsert_records(screened.to_apply(), RecordState.AUTHORED, "import")
         revisions.record(store.con, screened)
         verdicts.update(screened.counts())
+        store.let_waiting_in()
     store.clear_import_rejections(source, result.origin)
     store.add_import_rejections(source, result.origin, result.rejections)
     store.checkpoint()

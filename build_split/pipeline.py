@@ -195,8 +195,9 @@ def run(options: RunOptions, echo: Callable[[str], None] = print) -> RunSummary:
         summary.release_path, summary.release_status = existing, "existing"
         summary.published = publish(options, echo)
         return summary
+    # Label Studio outlives the store's block: a kept server serves the curators with the store closed, so
+    # `--status` and the rest work from another terminal meanwhile.
     with (
-        Store.open(options.workspace) as store,
         label_studio_for_run(
             options.workspace,
             url=options.label_studio_url,
@@ -206,6 +207,7 @@ def run(options: RunOptions, echo: Callable[[str], None] = print) -> RunSummary:
             keep_running=options.keep_label_studio,
             echo=echo,
         ) as label_studio,
+        Store.open(options.workspace) as store,
     ):
         for folder in seal_releases(options.workspace):  # killed after the rename, before made read-only
             echo(f"sealed:     {folder} (a run was killed before making it read-only; it matches its manifest)")

@@ -137,6 +137,17 @@ def test_a_signal_to_the_toolkit_stops_its_label_studio(kept_run, sig: signal.Si
 
 def test_sigkill_of_the_toolkit_takes_its_label_studio_down(kept_run) -> None:
     process, data_dir = kept_run
+    # While it serves the curators the store is free: --status from another terminal answers at once.
+    workspace = data_dir.parent
+    status = subprocess.run(
+        [sys.executable, "-m", "build_split", "--source", "hotpotqa", "--workspace", str(workspace), "--status"],
+        cwd=REPO,
+        env={**os.environ, "SOB_WORKSPACE_WAIT": "0"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert status.returncode == 0 and "records by state:" in status.stdout, status.stderr
     process.kill()
     process.wait(timeout=30)
     assert _gone(data_dir), f"Label Studio outlived a SIGKILLed toolkit: {_processes_of(data_dir)}"
