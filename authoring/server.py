@@ -36,7 +36,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from authoring import server_guard
+from authoring import loopback_webhooks, server_guard
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_PORT = 8080
@@ -185,6 +185,7 @@ class LabelStudioServer:
                 "PYTHONUNBUFFERED": "1",
             }
         )
+        env.update(loopback_webhooks.environment())  # `--serve`'s receiver on 127.0.0.1, nothing else nearby
         # A stray DJANGO_SETTINGS_MODULE or PORT from the caller would change what starts.
         for name in ("DJANGO_SETTINGS_MODULE", "PORT", "LABEL_STUDIO_PORT", "HOST", "LABEL_STUDIO_HOST"):
             env.pop(name, None)
