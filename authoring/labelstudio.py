@@ -110,7 +110,8 @@ class LabelStudioSettings:
             raise LabelStudioError(
                 f"Label Studio is half configured: {missing} is not set. Set both, or neither to skip Label Studio."
             )
-        return cls(url=url.rstrip("/"), api_key=api_key)
+        title = env.get("LABEL_STUDIO_PROJECT_TITLE") or cls.project_title  # e.g. a team's own naming
+        return cls(url=url.rstrip("/"), api_key=api_key, project_title=title)
 
 
 class LabelStudioSession:
@@ -1103,6 +1104,50 @@ def bounce_review_flags(
         bounced += 1
     flush_feedback(store, session, source, project)
     return bounced
+
+
+def verdict_text(state: str, reasons_json: str | None, judge_json: str | None, annotation_id: int | None) -> str:
+    """What the curator reads above the editors once the toolkit has checked their annotation."""
+    judge = json.loads(judge_json) if judge_json else {}
+    scores = ", ".join(f"{name} {value}" for name, value in (judge.get("scores") or {}).items())
+    by = f"{judge.get('judge') or 'the checks'}" + (f"; {scores}" if scores else "")
+    head = f"Verdict on annotation {annotation_id}"
+    if state == RecordState.ACCEPTED:
+        return f"{head}: accepted ({by}). Nothing more to do here."
+    lines = [f"{head}: rejected ({by}):"]
+    for reason in json.loads(reasons_json) if reasons_json else []:
+        where = f" {reason['path']}" if reason.get("path") else ""
+        lines.append(f"[{reason.get('stage')}/{reason.get('code')}]{where} {reason.get('message')}")
+    lines.append("Change the answer and submit again to have it checked again.")
+    return "\n".join(lines)
+
+
+def write_verdicts(store: Store, session: LabelStudioSession, source: str) -> int:
+    """Write each checked annotation's verdict (accepted, or rejected with its reasons and JSON paths) into its
+    task, once per verdict: the curator sees it without anyone re-running anything. Records sent back
+    (needs_revision) already got their errors from the bounce."""
+    project = ls_state.get_project(store, session.base_url, source)
+    if project is None:
+        return 0
+    rows = ls_state.tasks_by_id(store, session.base_url, project.project_id)
+    by_record = {row.record_id: row for row in rows.values() if row.record_id and row.status == ls_state.AUTHORED}
+    if not by_record:
+        return 0
+    checked = store.con.execute(
+        "SELECT record_id, state, reasons, judge FROM records WHERE record_id = ANY(?) AND state = ANY(?)",
+        [list(by_record), [str(RecordState.ACCEPTED), str(RecordState.REJECTED)]],
+    ).fetchall()
+    written = 0
+    for record_id, state, reasons, judge in checked:
+        row = by_record[record_id]
+        text = verdict_text(state, reasons, judge, row.annotation_id)
+        if text == row.feedback:
+            continue
+        ls_state.queue_feedback(store, session.base_url, project.project_id, row.source_id, row.status, text)
+        written += 1
+    if written:
+        flush_feedback(store, session, source, project)
+    return written
 
 
 def _task_record(store: Store, base_url: str, project_id: int, source_id: str) -> Record | None:

@@ -32,6 +32,7 @@ EXAMPLES = """examples:
   python -m build_split --source ami --sample --release 0.1.0
   python -m build_split --source olmocr --input bench_data --category tables --ocr-server cpu
   python -m build_split --source hotpotqa --status
+  python -m build_split --source hotpotqa --sample --start-label-studio --serve
   python -m build_split --source hotpotqa --authored curators.jsonl --overwrite
   python -m build_split --source hotpotqa --release 0.2.0 --push ./hub-preview
   HF_TOKEN=... python -m build_split --source hotpotqa --release 0.2.0 --push owner/sob-structured --dry-run
@@ -114,6 +115,19 @@ def build_parser() -> argparse.ArgumentParser:
         help="start a local Label Studio with its data in the workspace for this run",
     )
     ls.add_argument("--label-studio-port", type=int, help="port for --start-label-studio (default 8080)")
+    ls.add_argument(
+        "--serve",
+        action="store_true",
+        help="after the run, keep syncing with Label Studio until Ctrl-C: each submitted annotation is pulled, "
+        "validated and judged within seconds (webhooks on 127.0.0.1, polling as the fallback) and its verdict "
+        "written back into the task; the store stays free for --status and the rest between cycles",
+    )
+    ls.add_argument(
+        "--poll-seconds",
+        type=float,
+        default=15.0,
+        help="with --serve: also check Label Studio this often, for annotations no webhook announced (default 15)",
+    )
     ls.add_argument(
         "--keep-label-studio",
         action="store_true",
@@ -283,6 +297,7 @@ def main(argv: list[str] | None = None) -> int:
             keep_label_studio=args.keep_label_studio,
             authored=args.authored,
             overwrite=args.overwrite,
+            serve=args.serve,
             judge=args.judge
             or (
                 default_judge()
@@ -344,7 +359,12 @@ def _run_command(args: argparse.Namespace, options: RunOptions) -> int:
                     return print_history(store, options.source, args.history)
                 (print_rejections if args.rejections else print_status)(store, options.source)
             return 0
-        summary = run(options)
+        if args.serve:
+            from build_split.service import serve
+
+            summary = serve(options, poll_s=args.poll_seconds)
+        else:
+            summary = run(options)
     except (
         UsageError,
         WorkspaceBusyError,

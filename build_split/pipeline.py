@@ -20,6 +20,7 @@ from authoring.labelstudio import (
     bounce_validation_failures,
     label_studio_for_run,
     sync,
+    write_verdicts,
 )
 from authoring.source_changes import RecheckResult, recheck_changed_sources
 from build_split.exit_codes import StageFailures, exit_code, summary_line
@@ -71,6 +72,7 @@ class RunSummary:
     source_changes: RecheckResult = field(default_factory=RecheckResult)
     llm_failures: list[StageFailures] = field(default_factory=list)
     llm_stopped: bool = False  # a refusal or the circuit breaker stopped an LLM stage (and the run)
+    verdicts: int = 0  # tasks whose verdict (accepted, or rejected with reasons) was written back to Label Studio
 
     @property
     def exit_code(self) -> int:
@@ -197,18 +199,31 @@ def run(options: RunOptions, echo: Callable[[str], None] = print) -> RunSummary:
         return summary
     # Label Studio outlives the store's block: a kept server serves the curators with the store closed, so
     # `--status` and the rest work from another terminal meanwhile.
-    with (
-        label_studio_for_run(
-            options.workspace,
-            url=options.label_studio_url,
-            api_key=options.label_studio_api_key,
-            start=options.start_label_studio,
-            port=options.label_studio_port,
-            keep_running=options.keep_label_studio,
-            echo=echo,
-        ) as label_studio,
-        Store.open(options.workspace) as store,
-    ):
+    with label_studio_for_run(
+        options.workspace,
+        url=options.label_studio_url,
+        api_key=options.label_studio_api_key,
+        start=options.start_label_studio,
+        port=options.label_studio_port,
+        keep_running=options.keep_label_studio,
+        echo=echo,
+    ) as label_studio:
+        run_once(options, summary, label_studio, echo)
+    if options.push and not summary.llm_stopped:
+        summary.published = publish(options, echo)
+    return summary
+
+
+def run_once(
+    options: RunOptions,
+    summary: RunSummary,
+    label_studio: object | None,
+    echo: Callable[[str], None] = print,
+    *,
+    quiet: bool = False,
+) -> None:
+    """The stages, once, with the store open for them only. `quiet`: no report (the service's cycles)."""
+    with Store.open(options.workspace) as store:
         for folder in seal_releases(options.workspace):  # killed after the rename, before made read-only
             echo(f"sealed:     {folder} (a run was killed before making it read-only; it matches its manifest)")
         if options.sample or options.input or options.from_hub:
@@ -260,13 +275,14 @@ def run(options: RunOptions, echo: Callable[[str], None] = print) -> RunSummary:
             )
             summary.release_path = result.path
             summary.release_status = result.status
+        if label_studio is not None:
+            summary.verdicts = write_verdicts(store, label_studio, options.source)  # type: ignore[arg-type]
+        if quiet:
+            return
         report_run(store, options, summary, echo)
         if label_studio is not None:
-            served = options.keep_label_studio or not options.start_label_studio
+            served = options.keep_label_studio or options.serve or not options.start_label_studio
             echo(awaiting_line(store, label_studio, options.source, served=served))
-    if options.push and not summary.llm_stopped:
-        summary.published = publish(options, echo)
-    return summary
 
 
 def _stages(
@@ -345,7 +361,8 @@ def report_run(store: Store, options: RunOptions, summary: RunSummary, echo: Cal
         push, pull = summary.label_studio.push, summary.label_studio.pull
         echo(
             f"label studio: pushed {push.pushed} task(s) ({push.with_draft} with a draft), "
-            f"pulled {_fmt(pull.counts) or 'nothing new'}; {summary.bounced} sent back to curators"
+            f"pulled {_fmt(pull.counts) or 'nothing new'}; {summary.bounced} sent back to curators, "
+            f"{summary.verdicts} verdict(s) written back"
         )
     changes = summary.source_changes
     if changes.items:
