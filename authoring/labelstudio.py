@@ -128,6 +128,9 @@ class LabelStudioSession:
         self.base_url = settings.url.rstrip("/")
         self.client = LabelStudio(base_url=self.base_url, api_key=settings.api_key, timeout=settings.timeout_s)
         self._users: dict[int, str] | None = None
+        # Projects this session has already checked (and fixed) on the server: a long-lived session (`--serve`)
+        # reads each once, not once per cycle and stage.
+        self.ensured: dict[tuple[str, str, str, int], ls_state.ProjectRow] = {}
 
     def call(self, what: str, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         """Run one SDK call; turn transport and API errors into errors a curator can act on."""
@@ -195,6 +198,8 @@ def ensure_project(
     title = title or session.settings.project_title.format(source=source)
     client = session.client
     known = ls_state.get_project(store, session.base_url, source)
+    if known is not None and (source, config_hash, title, known.project_id) in session.ensured:
+        return known
     project = None
     if known is not None:
         try:
@@ -221,6 +226,7 @@ def ensure_project(
     ls_state.save_project(store, session.base_url, source, int(project.id), title, config_hash)
     row = ls_state.get_project(store, session.base_url, source)
     assert row is not None
+    session.ensured[(source, config_hash, title, row.project_id)] = row
     return row
 
 
