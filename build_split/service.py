@@ -147,10 +147,14 @@ def _loop(
     receiver: WebhookReceiver,
     poll_s: float,
     echo: Callable[[str], None],
+    stop: threading.Event | None = None,
 ) -> None:
-    while True:
+    """Cycles until interrupted (or `stop` is set, then the receiver woken)."""
+    while stop is None or not stop.is_set():
         woken = receiver.wake.wait(timeout=poll_s)
         receiver.wake.clear()
+        if stop is not None and stop.is_set():
+            return
         started = time.monotonic()
         cycle = RunSummary()
         run_once(options, cycle, session, echo, quiet=True)

@@ -125,3 +125,38 @@ def test_serve_writes_the_verdict_back_while_status_works(tmp_path: Path, label_
     err = service.stderr.read()  # type: ignore[union-attr]
     assert code == 128 + signal.SIGTERM and "stopped by SIGTERM" in err, err
     assert ls_session.client.webhooks.list(project=str(project.project_id)) == []  # the service's hook is gone
+
+
+def test_polling_brings_the_verdict_when_no_webhook_comes(tmp_path: Path, ls_session) -> None:
+    """A Label Studio the webhooks cannot reach: the service's own check every poll_s seconds does the work."""
+    import threading
+
+    from build_split import service
+    from build_split.options import RunOptions
+    from build_split.pipeline import RunSummary, run_once
+
+    ws = tmp_path / "ws"
+    options = RunOptions(source="hotpotqa", workspace=ws, judge="heuristic", input=SAMPLE.parent / "sample.json")
+    run_once(options, RunSummary(), ls_session, lambda _line: None, quiet=True)
+    with Store.open(ws) as store:
+        project = ls_state.get_project(store, ls_session.base_url, "hotpotqa")
+        tasks = {t.source_id: t for t in ls_state.tasks_by_id(store, ls_session.base_url, project.project_id).values()}
+    cycle_options = options.model_copy(update={"input": None})
+    lines: list[str] = []
+    stop = threading.Event()
+    with service.WebhookReceiver() as receiver:  # never registered: no webhook will wake it
+        loop = threading.Thread(
+            target=service._loop, args=(cycle_options, ls_session, receiver, 0.5, lines.append, stop), daemon=True
+        )
+        loop.start()
+        good = sample_line(0)
+        made = ls_session.client.annotations.create(
+            id=tasks[good["source_id"]].task_id,
+            result=annotation(good["question"], good["json_schema"], json.dumps(good["ground_truth"])),
+        )
+        text, _ = wait_for_feedback(ls_session, tasks[good["source_id"]].task_id, f"Verdict on annotation {made.id}")
+        stop.set()
+        receiver.wake.set()
+        loop.join(timeout=30)
+        assert receiver.received == 0 and any(line.startswith("poll: pulled authored 1") for line in lines), lines
+    assert ": accepted (" in text and not loop.is_alive()
