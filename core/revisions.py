@@ -25,6 +25,7 @@ from datetime import datetime
 from typing import Any
 
 import jsonpatch
+from pydantic import ValidationError
 
 from core.models import Record, content_hash, utcnow
 
@@ -112,7 +113,7 @@ class Screened:
     decisions: list[Decision] = field(default_factory=list)
 
     def to_apply(self) -> list[Record]:
-        return [d.incoming.record for d in self.decisions if d.verdict in ("new", "applied", "overwrote")]
+        return [d.incoming.record for d in self.decisions if d.verdict in ("new", "applied", "overwrote", "unreadable")]
 
     def counts(self) -> dict[str, int]:
         out: dict[str, int] = {}
@@ -132,7 +133,7 @@ class _Current:
     seen: set[tuple[str, str]]  # (origin, content hash) of every applied revision of the record
 
 
-def _currents(con: Any, record_ids: Sequence[str]) -> dict[str, _Current]:
+def _currents(con: Any, record_ids: Sequence[str]) -> dict[str, _Current | None]:
     from core.derived import read_record
 
     if not record_ids:
@@ -148,9 +149,13 @@ def _currents(con: Any, record_ids: Sequence[str]) -> dict[str, _Current]:
     by_id: dict[str, list[tuple[Any, ...]]] = {}
     for row in revisions:
         by_id.setdefault(row[0], []).append(row)
-    out = {}
+    out: dict[str, _Current | None] = {}
     for record_id, text, _derived in rows:
-        record = read_record(text, None)  # as authored: evidence the validation located is no curator's change
+        try:
+            record = read_record(text, None)  # as authored: evidence the validation located is no curator's change
+        except (ValidationError, ValueError):
+            out[record_id] = None  # stored before the input limits: the store sets it aside (Store.set_aside)
+            continue
         content = authored_content(record)
         revs = by_id.get(record_id, [])
         applied = [r for r in revs if r[2] != CONFLICT]
@@ -177,6 +182,10 @@ def screen(con: Any, incoming: Sequence[Incoming], *, overwrite: bool = False) -
     currents = _currents(con, [i.record.record_id for i in incoming])
     screened = Screened()
     for item in incoming:
+        if item.record.record_id in currents and currents[item.record.record_id] is None:
+            # The stored record cannot be read back: the store's own content hash decides, as before revisions.
+            screened.decisions.append(Decision(item, "unreadable"))
+            continue
         current = currents.get(item.record.record_id)
         if current is None:
             screened.decisions.append(Decision(item, "new", change=change_between(None, {})))
