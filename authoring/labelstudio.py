@@ -748,6 +748,22 @@ class TaskAnnotations:
         )
 
 
+def pull_tasks(store: Store, session: LabelStudioSession, source: str, task_ids: Sequence[int]) -> PullResult:
+    """Pull the annotations of these tasks only (the ones a webhook named): a request per task instead of a
+    listing of every task updated lately. The checkpoint does not move: the next full pull still covers them."""
+    project = ensure_project(store, session, source)
+    result = PullResult(project_id=project.project_id)
+    page = []
+    for task_id in dict.fromkeys(task_ids):
+        task = session.call(f"reading task {task_id}", session.client.tasks.get, id=task_id)
+        page.append(TaskAnnotations.of(task if isinstance(task, dict) else task.model_dump(mode="json")))
+    result.tasks_seen = len(page)
+    rows = ls_state.tasks_by_id(store, session.base_url, project.project_id)
+    _take_page(store, session, source, project.project_id, page, rows, store.source_items(source), result)
+    flush_feedback(store, session, source, project, result)
+    return result
+
+
 def _annotated_pages(
     session: LabelStudioSession, project_id: int, checkpoint: datetime | None
 ) -> Iterator[list[TaskAnnotations]]:
@@ -1179,9 +1195,15 @@ def sync(
     session: LabelStudioSession,
     source: str,
     drafts: Mapping[str, Mapping[str, Any]] | None = None,
+    *,
+    task_ids: Sequence[int] | None = None,
 ) -> SyncResult:
-    """Push new candidates, then pull finished annotations: what one run of the pipeline does."""
+    """Push new candidates, then pull finished annotations: what one run of the pipeline does. With `task_ids`
+    (a webhook named them): pull those tasks only, push nothing."""
     project = ensure_project(store, session, source)
+    if task_ids:
+        pulled = pull_tasks(store, session, source, task_ids)
+        return SyncResult(project.project_id, session.project_url(project.project_id), PushResult(), pulled)
     pushed = push_tasks(store, session, source, drafts, project=project)
     pulled = pull_annotations(store, session, source, project=ls_state.get_project(store, session.base_url, source))
     return SyncResult(project.project_id, session.project_url(project.project_id), pushed, pulled)

@@ -221,8 +221,10 @@ def run_once(
     echo: Callable[[str], None] = print,
     *,
     quiet: bool = False,
+    task_ids: list[int] | None = None,
 ) -> None:
-    """The stages, once, with the store open for them only. `quiet`: no report (the service's cycles)."""
+    """The stages, once, with the store open for them only. `quiet`: no report (the service's cycles);
+    `task_ids`: pull only these Label Studio tasks (a webhook named them)."""
     with Store.open(options.workspace) as store:
         for folder in seal_releases(options.workspace):  # killed after the rename, before made read-only
             echo(f"sealed:     {folder} (a run was killed before making it read-only; it matches its manifest)")
@@ -237,7 +239,7 @@ def run_once(
         summary.source_changes = recheck_changed_sources(store, options.source)
         tally = UsageTally()
         try:
-            judge_name, judge_version = _stages(store, options, summary, tally, label_studio)
+            judge_name, judge_version = _stages(store, options, summary, tally, label_studio, task_ids)
         except LLMStopped:
             judge_name = judge_version = ""  # the stop is in summary.llm_failures; the run ends here
         summary.llm_usage = tally.report()
@@ -286,7 +288,12 @@ def run_once(
 
 
 def _stages(
-    store: Store, options: RunOptions, summary: RunSummary, tally: UsageTally, label_studio: object | None
+    store: Store,
+    options: RunOptions,
+    summary: RunSummary,
+    tally: UsageTally,
+    label_studio: object | None,
+    task_ids: list[int] | None = None,
 ) -> tuple[str, str]:
     """Draft, sync with Label Studio, import, validate and judge; returns the judge's name and version."""
     if options.draft:
@@ -294,7 +301,7 @@ def _stages(
     if label_studio is not None:
         # Push new candidates (with their drafts) and pull finished annotations in the same run.
         drafts = load_drafts(store.con, options.source, status="drafted")
-        summary.label_studio = sync(store, label_studio, options.source, drafts)  # type: ignore[arg-type]
+        summary.label_studio = sync(store, label_studio, options.source, drafts, task_ids=task_ids)  # type: ignore[arg-type]
     authored = options.authored or (sample_authored(options.source) if options.sample else None)
     if authored is not None:
         _import(store, options, authored, summary)

@@ -38,6 +38,8 @@ class WebhookReceiver:
     def __init__(self, host: str = "127.0.0.1", port: int = 0) -> None:
         self.wake = threading.Event()
         self.received = 0
+        self._task_ids: list[int] = []  # tasks the webhooks named since the last cycle
+        self._lock = threading.Lock()
         receiver = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -45,13 +47,15 @@ class WebhookReceiver:
                 length = min(int(self.headers.get("Content-Length") or 0), MAX_BODY)
                 body = self.rfile.read(length) if length else b""
                 try:
-                    action = json.loads(body or b"{}").get("action")
+                    payload = json.loads(body or b"{}")
+                    action = payload.get("action")
                 except (ValueError, AttributeError):
-                    action = None
+                    payload, action = {}, None
                 self.send_response(200)
                 self.end_headers()
                 if action in WEBHOOK_ACTIONS:
                     receiver.received += 1
+                    receiver.note(payload)
                     receiver.wake.set()
 
             def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - quiet: no access log
@@ -60,6 +64,19 @@ class WebhookReceiver:
         self.server = ThreadingHTTPServer((host, port), Handler)
         self.server.daemon_threads = True
         self.thread = threading.Thread(target=self.server.serve_forever, name="webhook-receiver", daemon=True)
+
+    def note(self, payload: dict) -> None:
+        """Keep the task the payload names; a payload naming none (bulk actions) makes the next cycle a full one."""
+        task = payload.get("task") if isinstance(payload.get("task"), dict) else {}
+        task_id = task.get("id") or (payload.get("annotation") or {}).get("task")
+        with self._lock:
+            self._task_ids.append(int(task_id) if isinstance(task_id, int) else -1)
+
+    def take_task_ids(self) -> list[int] | None:
+        """The tasks named since the last call, or None when some webhook named none (then pull everything)."""
+        with self._lock:
+            ids, self._task_ids = self._task_ids, []
+        return None if not ids or -1 in ids else ids
 
     @property
     def url(self) -> str:
@@ -82,7 +99,7 @@ def _register_webhook(session: LabelStudioSession, project_id: int, url: str) ->
         session.client.webhooks.create,
         url=url,
         project=project_id,
-        send_payload=False,
+        send_payload=True,  # the task id: a cycle then reads that task only
         send_for_all_actions=False,
         actions=list(WEBHOOK_ACTIONS),
     )
@@ -157,7 +174,7 @@ def _loop(
             return
         started = time.monotonic()
         cycle = RunSummary()
-        run_once(options, cycle, session, echo, quiet=True)
+        run_once(options, cycle, session, echo, quiet=True, task_ids=receiver.take_task_ids() if woken else None)
         counts = cycle.label_studio.pull.counts if cycle.label_studio is not None else {}
         pulled = {k: v for k, v in counts.items() if v and k not in QUIET_COUNTS}
         if woken or pulled or cycle.verdicts:
