@@ -7,6 +7,7 @@ missing or unknown fields and unknown source ids are never skipped silently, and
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -53,6 +54,8 @@ class ImportResult:
     records: list[Record] = field(default_factory=list)
     rejections: list[tuple[int, str, list[Reason]]] = field(default_factory=list)
     lines: int = 0
+    # record id -> (line number, SHA-256 of the line): where each yielded record came from (its revision's origin)
+    line_of: dict[str, tuple[int, str]] = field(default_factory=dict)
 
 
 def _reasons_from_pydantic(exc: ValidationError) -> list[Reason]:
@@ -134,6 +137,7 @@ def _records(path: Path, lookup: SourceLookup, batch_size: int, result: ImportRe
                 result.rejections.append((line_no, parsed.raw, [reason]))
                 continue
             first_line_of[record.record_id] = line_no
+            result.line_of[record.record_id] = (line_no, hashlib.sha256(parsed.raw.encode("utf-8")).hexdigest())
             yield record
 
 

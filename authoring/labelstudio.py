@@ -21,6 +21,7 @@ Typical use (what `python -m build_split` does when Label Studio is configured):
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import os
@@ -40,6 +41,7 @@ import jsonschema
 from annotation_ui_config import TEXT_CONTROLS, VERDICT_CONTROL, VERDICTS, label_config
 from authoring import ls_evidence, ls_state, page_tasks
 from authoring.flag_resolutions import NONE_OPEN, flags_text, resolve
+from core import revisions
 from core.derived import read_record
 from core.evidence import Evidence, parse_evidence_map
 from core.models import Provenance, Reason, Record, RecordState, SourceItem, utcnow
@@ -109,7 +111,8 @@ class LabelStudioSettings:
             raise LabelStudioError(
                 f"Label Studio is half configured: {missing} is not set. Set both, or neither to skip Label Studio."
             )
-        return cls(url=url.rstrip("/"), api_key=api_key)
+        title = env.get("LABEL_STUDIO_PROJECT_TITLE") or cls.project_title  # e.g. a team's own naming
+        return cls(url=url.rstrip("/"), api_key=api_key, project_title=title)
 
 
 class LabelStudioSession:
@@ -126,6 +129,9 @@ class LabelStudioSession:
         self.base_url = settings.url.rstrip("/")
         self.client = LabelStudio(base_url=self.base_url, api_key=settings.api_key, timeout=settings.timeout_s)
         self._users: dict[int, str] | None = None
+        # Projects this session has already checked (and fixed) on the server: a long-lived session (`--serve`)
+        # reads each once, not once per cycle and stage.
+        self.ensured: dict[tuple[str, str, str, int], ls_state.ProjectRow] = {}
 
     def call(self, what: str, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         """Run one SDK call; turn transport and API errors into errors a curator can act on."""
@@ -193,6 +199,8 @@ def ensure_project(
     title = title or session.settings.project_title.format(source=source)
     client = session.client
     known = ls_state.get_project(store, session.base_url, source)
+    if known is not None and (source, config_hash, title, known.project_id) in session.ensured:
+        return known
     project = None
     if known is not None:
         try:
@@ -219,6 +227,7 @@ def ensure_project(
     ls_state.save_project(store, session.base_url, source, int(project.id), title, config_hash)
     row = ls_state.get_project(store, session.base_url, source)
     assert row is not None
+    session.ensured[(source, config_hash, title, row.project_id)] = row
     return row
 
 
@@ -745,6 +754,22 @@ class TaskAnnotations:
         )
 
 
+def pull_tasks(store: Store, session: LabelStudioSession, source: str, task_ids: Sequence[int]) -> PullResult:
+    """Pull the annotations of these tasks only (the ones a webhook named): a request per task instead of a
+    listing of every task updated lately. The checkpoint does not move: the next full pull still covers them."""
+    project = ensure_project(store, session, source)
+    result = PullResult(project_id=project.project_id)
+    page = []
+    for task_id in dict.fromkeys(task_ids):
+        task = session.call(f"reading task {task_id}", session.client.tasks.get, id=task_id)
+        page.append(TaskAnnotations.of(task if isinstance(task, dict) else task.model_dump(mode="json")))
+    result.tasks_seen = len(page)
+    rows = ls_state.tasks_by_id(store, session.base_url, project.project_id)
+    _take_page(store, session, source, project.project_id, page, rows, store.source_items(source), result)
+    flush_feedback(store, session, source, project, result)
+    return result
+
+
 def _annotated_pages(
     session: LabelStudioSession, project_id: int, checkpoint: datetime | None
 ) -> Iterator[list[TaskAnnotations]]:
@@ -860,6 +885,7 @@ def _take_page(
     superseded: list[tuple[str, str, int]] = []
     previous = _records_by_id(store, [row.record_id for row, _, _ in taken if row.record_id])
     built: dict[str, Record] = {}
+    origins: dict[str, revisions.Origin] = {}  # record id -> the annotation it comes from (its revision)
     for row, annotation, parsed in taken:
         item = items[row.source_id]
         # olmOCR: the curator's corrected transcript becomes the context (evidence spans follow it)
@@ -888,6 +914,11 @@ def _take_page(
         record = _carry_review(record, previous.get(row.record_id or ""), parsed, annotator)
         rid = record.record_id
         built[rid] = record
+        origins[rid] = revisions.Origin(
+            f"label_studio:{project_id}:{row.task_id}",
+            {"annotation_id": int(annotation["id"]), "annotation_updated_at": _stamp(annotation.get("updated_at"))},
+            _parse_time(annotation.get("updated_at")),
+        )
         feedback = None
         if parsed.verdict == "reject":
             message = parsed.notes or "rejected by the curator (no note given)"
@@ -925,8 +956,12 @@ def _take_page(
             )
         )
         result.counts[status] += 1
+    screened = _screen_revisions(store, to_upsert, origins, outcomes, result)
+    held = {d.incoming.record.record_id for d in screened.decisions if d.verdict in ("conflict", "stale")}
+    reaccept = [rid for rid in reaccept if rid not in held]
     for state, records in to_upsert.items():
         store.upsert_records(records, state, stage="label_studio", kind="authored")
+    revisions.record(store.con, screened)
     # A resubmission with unchanged content leaves the stored record as it was: move it on explicitly.
     states = _current_states(store, reaccept + [old for old, _, _ in superseded])
     for rid in reaccept:
@@ -947,6 +982,39 @@ def _take_page(
     for (row, _, _), outcome in zip(taken, outcomes, strict=True):
         row.status, row.record_id = outcome.status, outcome.record_id
         row.annotation_id, row.annotation_updated_at = outcome.annotation_id, outcome.annotation_updated_at
+
+
+def _screen_revisions(
+    store: Store,
+    to_upsert: dict[RecordState, list[Record]],
+    origins: Mapping[str, revisions.Origin],
+    outcomes: list[ls_state.Outcome],
+    result: PullResult,
+) -> revisions.Screened:
+    """Accepted annotations that would replace another origin's newer revision are not applied (core/revisions.py):
+    taken out of `to_upsert`, and their tasks go back to the curator saying so (a new submission then replaces it)."""
+    authored = to_upsert.get(RecordState.AUTHORED, [])
+    screened = revisions.screen(
+        store.con, [revisions.Incoming(r, origins[r.record_id], r.provenance.annotator) for r in authored]
+    )
+    held = {d.incoming.record.record_id: d for d in screened.decisions if d.verdict in ("conflict", "stale")}
+    if not held:
+        return screened
+    to_upsert[RecordState.AUTHORED] = [r for r in authored if r.record_id not in held]
+    for index, outcome in enumerate(outcomes):
+        decision = held.get(outcome.record_id or "")
+        if decision is None:
+            continue
+        current = revisions.describe_origin(decision.current_origin or "unknown", {})
+        feedback = (
+            f"Not applied (annotation {outcome.annotation_id}): record {outcome.record_id[:12]} was changed since "  # type: ignore[index]
+            f"by {current} (revision {decision.current_rev}). Check the answer against it and submit again to "
+            "replace it, or settle it with --overwrite."
+        )
+        outcomes[index] = dataclasses.replace(outcome, status=ls_state.NEEDS_REVISION, feedback=feedback)
+        result.counts[ls_state.AUTHORED] -= 1
+        result.counts["conflict"] += 1
+    return screened
 
 
 def _records_by_id(store: Store, record_ids: Sequence[str]) -> dict[str, Record]:
@@ -1090,6 +1158,50 @@ def _bounce_flags(
     return bounced
 
 
+def verdict_text(state: str, reasons_json: str | None, judge_json: str | None, annotation_id: int | None) -> str:
+    """What the curator reads above the editors once the toolkit has checked their annotation."""
+    judge = json.loads(judge_json) if judge_json else {}
+    scores = ", ".join(f"{name} {value}" for name, value in (judge.get("scores") or {}).items())
+    by = f"{judge.get('judge') or 'the checks'}" + (f"; {scores}" if scores else "")
+    head = f"Verdict on annotation {annotation_id}"
+    if state == RecordState.ACCEPTED:
+        return f"{head}: accepted ({by}). Nothing more to do here."
+    lines = [f"{head}: rejected ({by}):"]
+    for reason in json.loads(reasons_json) if reasons_json else []:
+        where = f" {reason['path']}" if reason.get("path") else ""
+        lines.append(f"[{reason.get('stage')}/{reason.get('code')}]{where} {reason.get('message')}")
+    lines.append("Change the answer and submit again to have it checked again.")
+    return "\n".join(lines)
+
+
+def write_verdicts(store: Store, session: LabelStudioSession, source: str) -> int:
+    """Write each checked annotation's verdict (accepted, or rejected with its reasons and JSON paths) into its
+    task, once per verdict: the curator sees it without anyone re-running anything. Records sent back
+    (needs_revision) already got their errors from the bounce."""
+    project = ls_state.get_project(store, session.base_url, source)
+    if project is None:
+        return 0
+    rows = ls_state.tasks_by_id(store, session.base_url, project.project_id)
+    by_record = {row.record_id: row for row in rows.values() if row.record_id and row.status == ls_state.AUTHORED}
+    if not by_record:
+        return 0
+    checked = store.con.execute(
+        "SELECT record_id, state, reasons, judge FROM records WHERE record_id = ANY(?) AND state = ANY(?)",
+        [list(by_record), [str(RecordState.ACCEPTED), str(RecordState.REJECTED)]],
+    ).fetchall()
+    written = 0
+    for record_id, state, reasons, judge in checked:
+        row = by_record[record_id]
+        text = verdict_text(state, reasons, judge, row.annotation_id)
+        if text == row.feedback:
+            continue
+        ls_state.queue_feedback(store, session.base_url, project.project_id, row.source_id, row.status, text)
+        written += 1
+    if written:
+        flush_feedback(store, session, source, project)
+    return written
+
+
 def _task_record(store: Store, base_url: str, project_id: int, source_id: str) -> Record | None:
     row = store.con.execute(
         "SELECT r.record, r.derived FROM ls_tasks t JOIN records r ON r.record_id = t.record_id "
@@ -1113,9 +1225,15 @@ def sync(
     session: LabelStudioSession,
     source: str,
     drafts: Mapping[str, Mapping[str, Any]] | None = None,
+    *,
+    task_ids: Sequence[int] | None = None,
 ) -> SyncResult:
-    """Push new candidates, then pull finished annotations: what one run of the pipeline does."""
+    """Push new candidates, then pull finished annotations: what one run of the pipeline does. With `task_ids`
+    (a webhook named them): pull those tasks only, push nothing."""
     project = ensure_project(store, session, source)
+    if task_ids:
+        pulled = pull_tasks(store, session, source, task_ids)
+        return SyncResult(project.project_id, session.project_url(project.project_id), PushResult(), pulled)
     pushed = push_tasks(store, session, source, drafts, project=project)
     pulled = pull_annotations(store, session, source, project=ls_state.get_project(store, session.base_url, source))
     return SyncResult(project.project_id, session.project_url(project.project_id), pushed, pulled)
@@ -1127,16 +1245,22 @@ def awaiting_curators(store: Store, source: str, base_url: str | None = None) ->
     return {status: counts.get(status, 0) for status in ls_state.OPEN_STATUSES}
 
 
-def awaiting_line(store: Store, session: LabelStudioSession, source: str) -> str:
+def awaiting_line(store: Store, session: LabelStudioSession, source: str, *, served: bool = True) -> str:
+    """What waits for curators, and where. `served=False`: the toolkit's own server stops with this run, so no
+    URL is given (it would lead nowhere), but how to serve the curators."""
     project = ls_state.get_project(store, session.base_url, source)
     counts = awaiting_curators(store, source, session.base_url)
     total = sum(counts.values())
-    where = session.project_url(project.project_id) if project else session.base_url
-    return (
-        f"Label Studio: {where} - {total} task(s) await curators "
-        f"({counts['awaiting']} new, {counts['needs_revision']} sent back, "
-        f"{counts['needs_discussion']} to discuss)"
+    detail = (
+        f"({counts['awaiting']} new, {counts['needs_revision']} sent back, {counts['needs_discussion']} to discuss)"
     )
+    if not served:
+        return (
+            f"Label Studio: stopped with this run; {total} task(s) await curators {detail}. "
+            "Serve them with --start-label-studio --keep-label-studio"
+        )
+    where = session.project_url(project.project_id) if project else session.base_url
+    return f"Label Studio: {where} - {total} task(s) await curators {detail}"
 
 
 @contextmanager
@@ -1165,6 +1289,11 @@ def label_studio_for_run(
     server = LabelStudioServer.for_workspace(workspace, port=port or DEFAULT_PORT)
     echo(f"starting Label Studio in {server.data_dir} (the first start takes about a minute) ...")
     server.start()
+    if server.orphan_stopped is not None:
+        echo(
+            f"stopped a Label Studio that a killed run left running (process group {server.orphan_stopped.pid}, "
+            f"port {server.orphan_stopped.port})"
+        )
     try:
         assert server.credentials is not None
         echo(

@@ -36,9 +36,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from authoring import loopback_webhooks, server_guard
+
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_PORT = 8080
 DEFAULT_USERNAME = "curator@sob.local"
+INSTALL_COMMAND = "bash scripts/install_label_studio.sh"
 STARTUP_TIMEOUT_S = 300.0  # the first start runs the migrations: about a minute on 2 cores
 
 
@@ -58,8 +61,8 @@ def find_label_studio_bin(explicit: str | os.PathLike[str] | None = None) -> Pat
         if candidate and Path(candidate).is_file() and os.access(candidate, os.X_OK):
             return Path(candidate)
     raise LabelStudioServerError(
-        "the label-studio executable was not found (LABEL_STUDIO_BIN, PATH, .venv-labelstudio/bin). "
-        "Install it in its own virtualenv with scripts/install_label_studio.sh, or set LABEL_STUDIO_BIN."
+        "Label Studio is not installed (no label-studio in LABEL_STUDIO_BIN, on PATH or in .venv-labelstudio/bin): "
+        f"install it with `{INSTALL_COMMAND}` (its own virtualenv, .venv-labelstudio), or set LABEL_STUDIO_BIN"
     )
 
 
@@ -114,6 +117,7 @@ def _secret_key(data_dir: Path) -> str:
 
 def _default_sigint() -> None:
     signal.signal(signal.SIGINT, signal.SIG_DFL)
+    server_guard.die_with_parent()  # SIGKILL of the toolkit takes the server down too
 
 
 class LabelStudioServer:
@@ -139,6 +143,8 @@ class LabelStudioServer:
         self.log_path = self.data_dir / "server.log"
         self.process: subprocess.Popen[bytes] | None = None
         self.credentials: Credentials | None = None
+        # A server a killed run left behind in this data dir, stopped by start() (callers say so).
+        self.orphan_stopped: server_guard.ServerRecord | None = None
 
     @classmethod
     def for_workspace(cls, workspace: Path | str, **kwargs: object) -> LabelStudioServer:
@@ -179,6 +185,7 @@ class LabelStudioServer:
                 "PYTHONUNBUFFERED": "1",
             }
         )
+        env.update(loopback_webhooks.environment())  # `--serve`'s receiver on 127.0.0.1, nothing else nearby
         # A stray DJANGO_SETTINGS_MODULE or PORT from the caller would change what starts.
         for name in ("DJANGO_SETTINGS_MODULE", "PORT", "LABEL_STUDIO_PORT", "HOST", "LABEL_STUDIO_HOST"):
             env.pop(name, None)
@@ -207,10 +214,14 @@ class LabelStudioServer:
         if self.process is not None:
             return self
         find_label_studio_bin(self.binary)  # fail before touching anything
+        try:
+            self.orphan_stopped = server_guard.stop_orphan(self.data_dir)
+        except server_guard.ServerInUse as exc:
+            raise LabelStudioServerError(str(exc)) from exc
         if port_in_use(self.host, self.port):
             raise LabelStudioServerError(
-                f"port {self.port} on {self.host} is already in use; Label Studio would silently move to "
-                "another port. Stop what uses it, or pick another port (--label-studio-port)."
+                f"port {self.port} on {self.host} is already in use (Label Studio would silently move to another "
+                "port): stop what uses it, or pick another port with --label-studio-port N"
             )
         self.data_dir.mkdir(parents=True, exist_ok=True)
         self.data_dir.chmod(0o700)  # its database holds the API token: for this user only
@@ -232,6 +243,7 @@ class LabelStudioServer:
             )
         finally:
             log.close()
+        server_guard.ServerRecord(pid=self.process.pid, port=self.port, owner_pid=os.getpid()).write(self.data_dir)
         try:
             self._wait_until_up()
         except BaseException:
@@ -316,8 +328,11 @@ class LabelStudioServer:
                     process.wait(timeout=wait)
                 except subprocess.TimeoutExpired:
                     continue
+            # What the leader left in its group (Django's workers) goes with it.
+            server_guard.stop_group(process.pid, timeout_s=5.0)
         finally:
             self.process = None
+            server_guard.forget(self.data_dir)
 
     def kill(self) -> None:
         """Kill the server at once (tests use it to simulate a crash)."""
@@ -325,6 +340,7 @@ class LabelStudioServer:
             os.killpg(self.process.pid, signal.SIGKILL)
             self.process.wait(timeout=10)
         self.process = None
+        server_guard.forget(self.data_dir)
 
     def __enter__(self) -> LabelStudioServer:
         return self.start()
@@ -354,7 +370,10 @@ def main(argv: list[str] | None = None) -> int:
     print(f"  for the toolkit: export LABEL_STUDIO_URL={server.url} LABEL_STUDIO_API_KEY=<token from that file>")
     print("Press Ctrl-C to stop it.")
     try:
-        server.serve_until_interrupted()
+        with server_guard.terminate_on_signals():
+            server.serve_until_interrupted()
+    except server_guard.Terminated:
+        pass
     finally:
         server.stop()
     return 0

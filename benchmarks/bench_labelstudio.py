@@ -1,6 +1,7 @@
 """Push 5,000 tasks with predictions and pull 5,000 annotations; compare with one API request per task.
+Then the feedback latency of `--serve`: from a curator's submission to the verdict in its task.
 
-    .venv/bin/python benchmarks/bench_labelstudio.py [--tasks 5000] [--baseline-tasks 500]
+    .venv/bin/python benchmarks/bench_labelstudio.py [--tasks 5000] [--baseline-tasks 500] [--feedback 500]
 
 Starts its own Label Studio (scripts/install_label_studio.sh installs it) in a temporary data dir, or
 uses LABEL_STUDIO_URL / LABEL_STUDIO_API_KEY when both are set. The batched path is the toolkit's own
@@ -162,13 +163,70 @@ def bench_pull(url: str, key: str, workdir: Path, n: int, baseline_n: int) -> tu
     return rate(n, batched), rate(len(rows), baseline)
 
 
+def bench_feedback(url: str, key: str, workdir: Path, n: int) -> list[float]:
+    """Seconds from each of `n` submissions (one at a time, through the API as a curator's browser does) to the
+    verdict in its task, with `python -m build_split --serve` running (webhooks on 127.0.0.1)."""
+    import os
+    import subprocess
+    import uuid
+
+    workspace = workdir / "serve"
+    items = make_items(n, "feedback")
+    with Store.open(workspace) as store:
+        store.upsert_source_items(items)
+    title = f"bench feedback {uuid.uuid4().hex[:6]}: {{source}}"
+    env = {**os.environ, "LABEL_STUDIO_URL": url, "LABEL_STUDIO_API_KEY": key, "LABEL_STUDIO_PROJECT_TITLE": title}
+    env.update({"PYTHONUNBUFFERED": "1", "SOB_WORKERS": "0"})
+    for name in ("GEMINI_API_KEY", "GOOGLE_API_KEY"):
+        env.pop(name, None)
+    command = [sys.executable, "-m", "build_split", "--source", "hotpotqa", "--workspace", str(workspace)]
+    service = subprocess.Popen(
+        [*command, "--judge", "heuristic", "--serve", "--poll-seconds", "600"],
+        cwd=Path(__file__).resolve().parent.parent,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    latencies: list[float] = []
+    try:
+        while not (line := service.stdout.readline() if service.stdout else "").startswith("serving:"):
+            if not line:
+                raise RuntimeError("the service ended before serving")
+        print(line.strip())
+        with Store.open(workspace) as store:
+            project = ls_state.get_project(store, url.rstrip("/"), "hotpotqa")
+            tasks = sorted(ls_state.tasks_by_id(store, url.rstrip("/"), project.project_id))
+        session = session_for(url, key, title)
+        for i, task_id in enumerate(tasks[:n]):
+            start = time.perf_counter()
+            made = session.client.annotations.create(id=task_id, result=annotation_result(i))
+            mark = f"annotation {made.id}"
+            while mark not in ((session.client.tasks.get(id=task_id).data or {}).get("feedback") or ""):
+                if time.perf_counter() - start > 60:
+                    raise RuntimeError(f"no verdict for task {task_id} within 60 s")
+                time.sleep(0.05)
+            latencies.append(time.perf_counter() - start)
+    finally:
+        service.terminate()
+        service.wait(timeout=60)
+    return latencies
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))]
+
+
 def main(argv: list[str] | None = None) -> int:
     import os
 
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--tasks", type=int, default=5000)
     parser.add_argument("--baseline-tasks", type=int, default=500)
+    parser.add_argument("--feedback", type=int, default=500, help="submissions timed to their verdict (0: skip)")
     args = parser.parse_args(argv)
+    latencies: list[float] = []
     with tempfile.TemporaryDirectory(prefix="sob-bench-ls-") as tmp:
         workdir = Path(tmp)
         server = None
@@ -182,6 +240,8 @@ def main(argv: list[str] | None = None) -> int:
         try:
             push, push_base = bench_push(url, key, workdir, args.tasks, args.baseline_tasks)
             pull, pull_base = bench_pull(url, key, workdir, args.tasks, args.baseline_tasks)
+            if args.feedback:
+                latencies = bench_feedback(url, key, workdir, args.feedback)
         finally:
             if server is not None:
                 server.stop()
@@ -193,6 +253,14 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{name:6} {fast:16.1f} {slow:15.1f} {fast / slow:8.1f}x")
     ok = push / push_base >= 20 and pull / pull_base >= 20
     print("target (>= 20x for push and for pull):", "met" if ok else "NOT met")
+    if latencies:
+        p50, p95 = percentile(latencies, 0.5), percentile(latencies, 0.95)
+        print(
+            f"feedback latency (submission -> verdict in the task, --serve, n={len(latencies)}): "
+            f"p50 {p50:.2f} s, p95 {p95:.2f} s, max {max(latencies):.2f} s"
+        )
+        print("target (p95 < 2 s):", "met" if p95 < 2 else "NOT met")
+        ok = ok and p95 < 2
     return 0 if ok else 1
 
 

@@ -1,6 +1,10 @@
+import signal
 import sys
 
-from build_split.cli import main
+from build_split.cli import main, stopped_by
 
 if __name__ == "__main__":  # worker processes (core/parallel.py) may import this module: never run it there
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:  # Ctrl-C: every `finally` has run (a started Label Studio is stopped)
+        sys.exit(stopped_by(signal.SIGINT))

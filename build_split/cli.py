@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 from pathlib import Path
 
@@ -10,9 +11,11 @@ import duckdb
 from pydantic import ValidationError
 
 from authoring.labelstudio import LabelStudioError
+from authoring.server import LabelStudioServerError
+from authoring.server_guard import Terminated, terminate_on_signals
 from build_split.errors import explain_failure
 from build_split.options import RunOptions
-from build_split.pipeline import UsageError, print_diff, print_rejections, print_status, run
+from build_split.pipeline import UsageError, print_diff, print_history, print_rejections, print_status, run
 from core.llm.failures import DEFAULT_MAX_CONSECUTIVE_FAILURES
 from core.llm.types import LLMError
 from core.parallel import WorkerFailed
@@ -30,6 +33,8 @@ EXAMPLES = """examples:
   python -m build_split --source ami --sample --release 0.1.0
   python -m build_split --source olmocr --input bench_data --category tables --ocr-server cpu
   python -m build_split --source hotpotqa --status
+  python -m build_split --source hotpotqa --sample --start-label-studio --serve
+  python -m build_split --source hotpotqa --authored curators.jsonl --overwrite
   python -m build_split --source hotpotqa --release 0.2.0 --push ./hub-preview
   HF_TOKEN=... python -m build_split --source hotpotqa --release 0.2.0 --push owner/sob-structured --dry-run
   python -m build_split --source hotpotqa --diff 0.1.0 0.2.0
@@ -112,12 +117,31 @@ def build_parser() -> argparse.ArgumentParser:
     )
     ls.add_argument("--label-studio-port", type=int, help="port for --start-label-studio (default 8080)")
     ls.add_argument(
+        "--serve",
+        action="store_true",
+        help="after the run, keep syncing with Label Studio until Ctrl-C: each submitted annotation is pulled, "
+        "validated and judged within seconds (webhooks on 127.0.0.1, polling as the fallback) and its verdict "
+        "written back into the task; the store stays free for --status and the rest between cycles",
+    )
+    ls.add_argument(
+        "--poll-seconds",
+        type=float,
+        default=15.0,
+        help="with --serve: also check Label Studio this often, for annotations no webhook announced (default 15)",
+    )
+    ls.add_argument(
         "--keep-label-studio",
         action="store_true",
         help="with --start-label-studio: keep serving the curators after the run until Ctrl-C",
     )
     work = parser.add_argument_group("authoring, checks and release")
     work.add_argument("--authored", type=Path, help="JSONL of curators' records to import")
+    work.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="apply incoming versions that conflict with a record's current revision from another origin "
+        "(listed by --status and --rejections); without it they are kept and not applied",
+    )
     work.add_argument(
         "--judge",
         choices=["heuristic", "gemini", "openai"],
@@ -227,7 +251,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="print the changelog (record ids added, removed, changed per split) from local release V1 to V2",
     )
     report.add_argument(
-        "--rejections", action="store_true", help="list every rejected record and input line with its reasons"
+        "--rejections",
+        action="store_true",
+        help="list every rejected record, input line and conflict not applied, with its reasons",
+    )
+    report.add_argument(
+        "--history",
+        metavar="RECORD_ID",
+        help="print a record's revisions (who, from where, when, what changed); a unique prefix of the id is enough",
     )
     return parser
 
@@ -279,8 +310,14 @@ def main(argv: list[str] | None = None) -> int:
             label_studio_port=args.label_studio_port,
             keep_label_studio=args.keep_label_studio,
             authored=args.authored,
+            overwrite=args.overwrite,
+            serve=args.serve,
             judge=args.judge
-            or (default_judge() if args.status or args.rejections or args.diff else _announced_default_judge()),
+            or (
+                default_judge()
+                if args.status or args.rejections or args.diff or args.history
+                else _announced_default_judge()
+            ),
             judge_model=args.judge_model,
             prefilter=args.prefilter,
             review=default_judge() == "gemini" if args.review is None else args.review,
@@ -314,14 +351,36 @@ def main(argv: list[str] | None = None) -> int:
             print(f"error: --{flag}: {visible(redact(message))}", file=sys.stderr)
         return 2
     try:
+        with terminate_on_signals():  # SIGTERM/SIGHUP unwind like Ctrl-C: a started Label Studio is stopped
+            return _run_command(args, options)
+    except Terminated as stop:
+        # Every `finally` has run (a started Label Studio is stopped); what was committed is kept.
+        return stopped_by(stop.signum)
+
+
+def stopped_by(signum: int) -> int:
+    """The line and exit code of a run stopped by a signal (Ctrl-C reaches the caller as KeyboardInterrupt)."""
+    print(f"stopped by {signal.Signals(signum).name}: work committed so far is kept", file=sys.stderr)
+    return 128 + signum
+
+
+def _run_command(args: argparse.Namespace, options: RunOptions) -> int:
+    try:
         if args.diff:
             print_diff(options.workspace, options.source, *args.diff)
             return 0
-        if args.status or args.rejections:
+        if args.status or args.rejections or args.history:
             with Store.open(options.workspace) as store:
+                if args.history:
+                    return print_history(store, options.source, args.history)
                 (print_rejections if args.rejections else print_status)(store, options.source)
             return 0
-        summary = run(options)
+        if args.serve:
+            from build_split.service import serve
+
+            summary = serve(options, poll_s=args.poll_seconds)
+        else:
+            summary = run(options)
     except (
         UsageError,
         WorkspaceBusyError,
@@ -330,6 +389,7 @@ def main(argv: list[str] | None = None) -> int:
         ReleaseError,
         PublishError,
         LabelStudioError,
+        LabelStudioServerError,  # not installed, busy port, failed start: the message says what to do
         LLMError,  # e.g. no key for the Gemini client: the message says what to set
         WorkerFailed,  # a worker process died: the message says what is kept and what to do
     ) as exc:

@@ -3,13 +3,17 @@
 
 from __future__ import annotations
 
+from collections import Counter
+from datetime import UTC, datetime
 from pathlib import Path
 
 from authoring.file_import import ImportResult, stream_authored
 from build_split.options import RunOptions
 from build_split.sources import stream_source
+from core import revisions
+from core.batching import batched
 from core.models import Reason, RecordState
-from core.store import Store, UpsertCounts
+from core.store import WRITE_BATCH, Store, UpsertCounts
 from loaders.base import LoadResult
 
 
@@ -28,13 +32,32 @@ def load_into_store(store: Store, options: RunOptions) -> tuple[UpsertCounts, Lo
     return counts, result
 
 
-def import_into_store(store: Store, source: str, path: Path) -> tuple[UpsertCounts, ImportResult]:
+def import_into_store(
+    store: Store, source: str, path: Path, *, overwrite: bool = False
+) -> tuple[UpsertCounts, ImportResult, Counter[str]]:
     """Store the authored records of `path` as `authored`, and its rejected lines with their reasons.
 
+    A line that would replace another origin's newer work is a conflict, kept and not applied (core/revisions.py)
+    unless `overwrite`; a line this file brought before is not applied again to a record changed since.
+    Returns the upsert counts, the import result and the revision verdicts (conflict, stale, ...).
     Source items are looked up per batch of lines, so the store's items are never all in memory."""
     result, records = stream_authored(path, lambda ids: store.source_items_by_id(source, ids))
-    counts = store.upsert_records(records, RecordState.AUTHORED, "import")  # result.rejections complete after it
+    made = datetime.fromtimestamp(path.stat().st_mtime, UTC)
+    origin_key = f"file:{path.name}"
+    counts = UpsertCounts()
+    verdicts: Counter[str] = Counter()
+    for chunk in batched(records, WRITE_BATCH):  # result.rejections complete after the last chunk
+        incoming = []
+        for record in chunk:
+            line, digest = result.line_of.pop(record.record_id, (0, ""))
+            origin = revisions.Origin(origin_key, {"line": line, "line_sha256": digest}, made)
+            incoming.append(revisions.Incoming(record, origin, record.provenance.annotator))
+        screened = revisions.screen(store.con, incoming, overwrite=overwrite)
+        counts += store.upsert_records(screened.to_apply(), RecordState.AUTHORED, "import")
+        revisions.record(store.con, screened)
+        verdicts.update(screened.counts())
+        store.let_waiting_in()
     store.clear_import_rejections(source, result.origin)
     store.add_import_rejections(source, result.origin, result.rejections)
     store.checkpoint()
-    return counts, result
+    return counts, result, verdicts

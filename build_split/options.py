@@ -37,6 +37,8 @@ class RunOptions(BaseModel):
     label_studio_port: int | None = Field(default=None, ge=1, le=65535)
     keep_label_studio: bool = False
     authored: Path | None = None
+    serve: bool = False  # keep syncing with Label Studio until stopped (build_split/service.py)
+    overwrite: bool = False  # apply incoming versions that conflict with another origin's (core/revisions.py)
     judge: Literal["heuristic", "gemini", "openai"] = "heuristic"
     judge_model: str | None = None
     prefilter: bool = False

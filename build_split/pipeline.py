@@ -21,12 +21,14 @@ from authoring.labelstudio import (
     bounce_validation_failures,
     label_studio_for_run,
     sync,
+    write_verdicts,
 )
 from authoring.source_changes import RecheckResult, recheck_changed_sources
 from build_split.exit_codes import StageFailures, exit_code, summary_line
 from build_split.ingest import import_into_store, load_into_store
 from build_split.options import RunOptions
 from build_split.sources import sample_authored
+from core import revisions
 from core.llm.client import LLMClient
 from core.llm.failures import LLMStopped
 from core.llm.settings import DEFAULT_DRAFT_MODEL, DEFAULT_JUDGE_MODEL, LLMSettings, make_stage_client
@@ -72,6 +74,7 @@ class RunSummary:
     source_changes: RecheckResult = field(default_factory=RecheckResult)
     llm_failures: list[StageFailures] = field(default_factory=list)
     llm_stopped: bool = False  # a refusal or the circuit breaker stopped an LLM stage (and the run)
+    verdicts: int = 0  # tasks whose verdict (accepted, or rejected with reasons) was written back to Label Studio
 
     @property
     def exit_code(self) -> int:
@@ -88,8 +91,14 @@ def _load(store: Store, options: RunOptions, summary: RunSummary) -> None:
 
 
 def _import(store: Store, options: RunOptions, path: Path, summary: RunSummary) -> None:
-    counts, result = import_into_store(store, options.source, path)
-    summary.imported = {"new": counts.new, "changed": counts.changed, "unchanged": counts.unchanged}
+    counts, result, verdicts = import_into_store(store, options.source, path, overwrite=options.overwrite)
+    summary.imported = {
+        "new": counts.new,
+        "changed": counts.changed,
+        "unchanged": counts.unchanged + verdicts["unchanged"],
+        "not re-applied (changed since)": verdicts["stale"],
+        "conflicts (not applied)": verdicts["conflict"],
+    }
     summary.import_rejections = len(result.rejections)
 
 
@@ -196,18 +205,35 @@ def run(options: RunOptions, echo: Callable[[str], None] = print) -> RunSummary:
         summary.release_path, summary.release_status = existing, "existing"
         summary.published = publish(options, echo)
         return summary
-    with (
-        Store.open(options.workspace) as store,
-        label_studio_for_run(
-            options.workspace,
-            url=options.label_studio_url,
-            api_key=options.label_studio_api_key,
-            start=options.start_label_studio,
-            port=options.label_studio_port,
-            keep_running=options.keep_label_studio,
-            echo=echo,
-        ) as label_studio,
-    ):
+    # Label Studio outlives the store's block: a kept server serves the curators with the store closed, so
+    # `--status` and the rest work from another terminal meanwhile.
+    with label_studio_for_run(
+        options.workspace,
+        url=options.label_studio_url,
+        api_key=options.label_studio_api_key,
+        start=options.start_label_studio,
+        port=options.label_studio_port,
+        keep_running=options.keep_label_studio,
+        echo=echo,
+    ) as label_studio:
+        run_once(options, summary, label_studio, echo)
+    if options.push and not summary.llm_stopped:
+        summary.published = publish(options, echo)
+    return summary
+
+
+def run_once(
+    options: RunOptions,
+    summary: RunSummary,
+    label_studio: object | None,
+    echo: Callable[[str], None] = print,
+    *,
+    quiet: bool = False,
+    task_ids: list[int] | None = None,
+) -> None:
+    """The stages, once, with the store open for them only. `quiet`: no report (the service's cycles);
+    `task_ids`: pull only these Label Studio tasks (a webhook named them)."""
+    with Store.open(options.workspace) as store:
         for folder in seal_releases(options.workspace):  # killed after the rename, before made read-only
             echo(f"sealed:     {folder} (a run was killed before making it read-only; it matches its manifest)")
         if options.sample or options.input or options.from_hub:
@@ -221,7 +247,7 @@ def run(options: RunOptions, echo: Callable[[str], None] = print) -> RunSummary:
         summary.source_changes = recheck_changed_sources(store, options.source)
         tally = UsageTally()
         try:
-            judge_name, judge_version = _stages(store, options, summary, tally, label_studio)
+            judge_name, judge_version = _stages(store, options, summary, tally, label_studio, task_ids)
         except LLMStopped:
             judge_name = judge_version = ""  # the stop is in summary.llm_failures; the run ends here
         summary.llm_usage = tally.report()
@@ -268,12 +294,14 @@ def run(options: RunOptions, echo: Callable[[str], None] = print) -> RunSummary:
             held = store.count_in_state(options.source, RecordState.NEEDS_REVIEW)
             if held:
                 summary.release_status += f"; {held} record(s) in needs_review left out until their flags are resolved"
+        if label_studio is not None:
+            summary.verdicts = write_verdicts(store, label_studio, options.source)  # type: ignore[arg-type]
+        if quiet:
+            return
         report_run(store, options, summary, echo)
         if label_studio is not None:
-            echo(awaiting_line(store, label_studio, options.source))
-    if options.push and not summary.llm_stopped:
-        summary.published = publish(options, echo)
-    return summary
+            served = options.keep_label_studio or options.serve or not options.start_label_studio
+            echo(awaiting_line(store, label_studio, options.source, served=served))
 
 
 def _calibration(options: RunOptions) -> dict[str, object] | None:
@@ -293,7 +321,12 @@ def _calibration(options: RunOptions) -> dict[str, object] | None:
 
 
 def _stages(
-    store: Store, options: RunOptions, summary: RunSummary, tally: UsageTally, label_studio: object | None
+    store: Store,
+    options: RunOptions,
+    summary: RunSummary,
+    tally: UsageTally,
+    label_studio: object | None,
+    task_ids: list[int] | None = None,
 ) -> tuple[str, str]:
     """Draft, sync with Label Studio, import, validate and judge; returns the judge's name and version."""
     if options.draft:
@@ -301,7 +334,7 @@ def _stages(
     if label_studio is not None:
         # Push new candidates (with their drafts) and pull finished annotations in the same run.
         drafts = load_drafts(store.con, options.source, status="drafted")
-        summary.label_studio = sync(store, label_studio, options.source, drafts)  # type: ignore[arg-type]
+        summary.label_studio = sync(store, label_studio, options.source, drafts, task_ids=task_ids)  # type: ignore[arg-type]
     authored = options.authored or (sample_authored(options.source) if options.sample else None)
     if authored is not None:
         _import(store, options, authored, summary)
@@ -350,15 +383,17 @@ def _audit(store: Store, options: RunOptions, summary: RunSummary, label_studio:
 
 def print_diff(workspace: Path, source: str, old: str, new: str, echo: Callable[[str], None] = print) -> None:
     """The changelog between two local releases of `source`'s config (`--diff OLD NEW`)."""
-    from exports.changelog import diff_releases, format_changelog
+    from exports.changelog import diff_releases
+    from exports.diff_details import format_diff
     from exports.release import config_for
     from exports.versions import parse_version
 
     parse_version(old)
     parse_version(new)
     config = config_for(source)
-    log = diff_releases(Path(workspace) / "releases" / config, source, old, new)
-    echo(f"{config} ({source}): {format_changelog(log, new)}")
+    config_dir = Path(workspace) / "releases" / config
+    log = diff_releases(config_dir, source, old, new)
+    echo(redact(f"{config} ({source}): {format_diff(log, config_dir / old, config_dir / new, source, new)}") or "")
 
 
 def report_run(store: Store, options: RunOptions, summary: RunSummary, echo: Callable[[str], None]) -> None:
@@ -368,7 +403,8 @@ def report_run(store: Store, options: RunOptions, summary: RunSummary, echo: Cal
         push, pull = summary.label_studio.push, summary.label_studio.pull
         echo(
             f"label studio: pushed {push.pushed} task(s) ({push.with_draft} with a draft), "
-            f"pulled {_fmt(pull.counts) or 'nothing new'}; {summary.bounced} sent back to curators"
+            f"pulled {_fmt(pull.counts) or 'nothing new'}; {summary.bounced} sent back to curators, "
+            f"{summary.verdicts} verdict(s) written back"
         )
     changes = summary.source_changes
     if changes.items:
@@ -414,6 +450,12 @@ def print_status(store: Store, source: str, echo: Callable[[str], None] = print)
         echo("rejections and flags by stage and reason (records):")
         for stage, code, n in reasons:
             echo(f"  {stage:<10} {code:<32} {n}")
+    conflicts = revisions.count_open_conflicts(store.con, source)
+    if conflicts:
+        echo(
+            f"conflicts not applied: {conflicts} (--rejections lists both versions, --history RECORD_ID a record's "
+            "revisions; --overwrite applies the incoming one, or settle it in Label Studio)"
+        )
 
 
 def print_rejections(store: Store, source: str, echo: Callable[[str], None] = print) -> None:
@@ -436,6 +478,53 @@ def print_rejections(store: Store, source: str, echo: Callable[[str], None] = pr
         echo(f"input {row['origin']} {_unit(row['reasons'])} {row['line_no']}:")
         for reason in row["reasons"]:
             echo(f"    [{reason['stage']}/{reason['code']}] {reason['message']}")
+    for conflict in revisions.open_conflicts(store.con, source):
+        current = revisions.current_revision(store.con, conflict.record_id)
+        echo(f"conflict {conflict.record_id[:12]}: {conflict.content.get('question')}")
+        if current is not None:
+            echo(f"    current:  {_revision_line(current)}")
+        echo(f"    incoming: {_revision_line(conflict)}, not applied")
+        for line in revisions.change_lines(conflict.change):
+            echo(f"      {line}")
+
+
+def _revision_line(rev: revisions.Revision) -> str:
+    how = " with --overwrite" if rev.overwrote else ""
+    return (
+        f"rev {rev.rev_no} by {rev.author or 'unknown'} from "
+        f"{revisions.describe_origin(rev.origin, rev.origin_detail)}, {rev.recorded_at:%Y-%m-%d %H:%M:%S}{how}"
+    )
+
+
+def print_history(store: Store, source: str, record_id: str, echo: Callable[[str], None] = print) -> int:
+    """A record's revisions with what each changed (`--history RECORD_ID`, a unique prefix of the id)."""
+    shown = echo
+    echo = lambda line: shown(redact(line) or "")  # noqa: E731
+    prefix = record_id.strip().lower()
+    matches = store.con.execute(
+        "SELECT record_id, source_id, json_extract_string(record, '$.input.question') FROM records "
+        "WHERE source = ? AND starts_with(record_id, ?) ORDER BY record_id LIMIT 6",
+        [source, prefix],
+    ).fetchall()
+    if not prefix or not matches:
+        raise UsageError(
+            f"no {source} record with an id starting {record_id!r}: --status and --rejections name the records"
+        )
+    if len(matches) > 1:
+        raise UsageError(f"{record_id!r} starts {len(matches)}+ record ids: give more of the id")
+    rid, source_id, question = matches[0]
+    revs = revisions.history(store.con, rid)
+    echo(f"{rid} {source_id}: {question}")
+    if not revs:
+        echo("  no revisions kept: the record was stored before revisions were kept")
+    for rev in revs:
+        status = {revisions.CONFLICT: "conflict, not applied", revisions.SETTLED: "conflict, settled"}.get(
+            rev.status, "applied"
+        )
+        echo(f"rev {rev.rev_no} ({status}) {_revision_line(rev).split(' ', 2)[2]}")
+        for line in revisions.change_lines(rev.change):
+            echo(f"    {line}")
+    return 0
 
 
 def _unit(reasons: list[dict[str, str]]) -> str:

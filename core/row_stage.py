@@ -49,6 +49,7 @@ def run_row_stage(
                 changes.append(change)
                 counts[outcome] += 1
             store.apply(changes)
+            store.let_waiting_in()  # `--status` from another terminal gets the store between batches
             bar.update(len(chunk))
     if total:
         # As load and import do (Store.checkpoint): written into the file now, the stage's changes no longer

@@ -20,10 +20,12 @@ import duckdb
 import pyarrow as pa
 from pydantic import ValidationError
 
+from core import workspace_access
 from core.batching import batched
 from core.derived import read_record
 from core.models import Reason, Record, RecordState, SourceItem, canonical_json, content_hash, utcnow
 from core.redaction import configured_secrets, redact
+from core.revisions import TABLE_SQL as REVISIONS_TABLE_SQL
 from core.transaction import run_transaction
 
 STORE_FILENAME = "curation.duckdb"
@@ -262,6 +264,8 @@ MIGRATIONS: list[tuple[int, str]] = [
         # What the stages add to a record (core/derived.py), beside it: a stage no longer rewrites the record.
         "ALTER TABLE records ADD COLUMN IF NOT EXISTS derived JSON;",
     ),
+    # Every version of a record's authored content, and the conflicts not applied (core/revisions.py).
+    (7, REVISIONS_TABLE_SQL),
 ]
 
 
@@ -325,6 +329,10 @@ def parse_error_summary(error: Exception) -> str:
     if isinstance(error, ValidationError) and error.errors():
         return str(error.errors()[0]["msg"]).split(" at line ")[0]
     return " ".join(str(error).split())[:160]
+
+
+def _is_busy(exc: BaseException) -> bool:
+    return isinstance(exc, WorkspaceBusyError)
 
 
 def _open_error(workspace: Path, path: Path, exc: Exception) -> WorkspaceError:
@@ -423,7 +431,9 @@ class Store:
         except OSError as exc:
             raise _open_error(workspace, path, exc) from exc
         memory_limit = store_memory_limit()  # a bad setting is named before the store is touched
-        store = cls(_connect(workspace, path, memory_limit), path, memory_limit)
+        # Taken by another process: wait for it to let go between its writes (core/workspace_access.py).
+        con = workspace_access.take_turns(workspace, lambda: _connect(workspace, path, memory_limit), _is_busy)
+        store = cls(con, path, memory_limit)
         try:
             store._migrate()
         except duckdb.Error as exc:
@@ -444,9 +454,28 @@ class Store:
         only with no cursor of the old connection still in use."""
         self.con.execute("CHECKPOINT")
         self.con.close()
-        # A run started in the instant between the two takes the workspace; this one then stops with the
-        # usual "in use" error, its work committed.
-        self.con = _connect(self.path.parent, self.path, self.memory_limit)
+        # Another process waiting for the store gets it now; this one takes its turn after it (never an error).
+        workspace_access.hand_over(self.path.parent, workspace_access.waiting_requests(self.path.parent))
+        self._reconnect()
+
+    def _reconnect(self) -> None:
+        workspace = self.path.parent
+        self.con = workspace_access.take_turns(
+            workspace, lambda: _connect(workspace, self.path, self.memory_limit), _is_busy
+        )
+
+    def let_waiting_in(self) -> bool:
+        """Between writes: when another process waits for the store (`--status`, a release from another
+        terminal), write what is committed into the file, let go, and take the store again after it. Call only
+        with no cursor of the connection still in use. Returns whether it let someone in."""
+        waiting = workspace_access.waiting_requests(self.path.parent)
+        if not waiting:
+            return False
+        self.con.execute("CHECKPOINT")
+        self.con.close()
+        workspace_access.hand_over(self.path.parent, waiting)
+        self._reconnect()
+        return True
 
     def __enter__(self) -> Store:
         return self

@@ -88,7 +88,7 @@ def test_cli_import_stores_records_and_rejections_and_skips_unreadable_items(tmp
         store.upsert_source_items(ITEMS.values())
         # A stored item that no longer parses: its lines are rejected, the run goes on.
         store.con.execute("UPDATE source_items SET item = '{\"source\": \"hotpotqa\"}' WHERE source_id = 'h4'")
-        counts, result = import_into_store(store, "hotpotqa", write(tmp_path, LINES))
+        counts, result, _ = import_into_store(store, "hotpotqa", write(tmp_path, LINES))
         assert counts.new == 3 and store.unreadable_source_ids == {"h4"}
         stored = [(row["line_no"], row["reasons"][0]["code"]) for row in store.import_rejections("hotpotqa")]
         assert stored == [

@@ -1,4 +1,5 @@
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -189,6 +190,7 @@ def test_errors_say_what_to_do(tmp_path: Path, capsys: pytest.CaptureFixture[str
             capture_output=True,
             text=True,
             timeout=60,
+            env={**os.environ, "SOB_WORKSPACE_WAIT": "1"},  # a holder that never lets go: wait 1 s, then say so
         )
     assert proc.returncode == 2 and "in use by another process" in proc.stderr
 

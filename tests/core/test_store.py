@@ -1,3 +1,4 @@
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -91,7 +92,9 @@ def test_second_process_gets_a_clear_error(tmp_path: Path) -> None:
         "except WorkspaceBusyError as e:\n    print('BUSY', e); sys.exit(3)\n"
     )
     with Store.open(tmp_path):
-        proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+        # A holder that never lets go (not a toolkit run): the second process waits its limit, then says so.
+        env = {**os.environ, "SOB_WORKSPACE_WAIT": "1"}
+        proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, env=env)
     assert proc.returncode == 3, proc.stderr
     assert "in use by another process" in proc.stdout and "--workspace" in proc.stdout
     with Store.open(tmp_path):  # free again once the first process closed it

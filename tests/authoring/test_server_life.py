@@ -1,0 +1,225 @@
+"""The life of a Label Studio the toolkit starts: it never outlives the toolkit, and its failures are one line.
+
+The toolkit runs as a real `python -m build_split` process with a real Label Studio. Its data dir starts as a
+copy of the session server's migrated database, so a start takes seconds instead of the first start's minute.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import sqlite3
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from authoring import server_guard
+from authoring.server import LabelStudioServer, LabelStudioServerError, find_label_studio_bin, free_port
+from tests.ci import missing
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _needs_label_studio() -> None:
+    try:
+        find_label_studio_bin()
+    except LabelStudioServerError as exc:
+        missing(str(exc))
+
+
+def _copy_migrated(server: LabelStudioServer, workspace: Path) -> Path:
+    """A workspace whose Label Studio data dir is a consistent copy of the running session server's."""
+    data_dir = workspace / "label-studio"
+    data_dir.mkdir(parents=True)
+    with (
+        sqlite3.connect(server.data_dir / "label_studio.sqlite3") as src,
+        sqlite3.connect(data_dir / "label_studio.sqlite3") as dst,
+    ):
+        src.backup(dst)
+    shutil.copy2(server.data_dir / "credentials.json", data_dir / "credentials.json")
+    return data_dir
+
+
+def _processes_of(data_dir: Path) -> list[int]:
+    """Every process whose command line names this data dir (a Label Studio serving it)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            argv = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if str(data_dir).encode() in argv and any(b"label-studio" in part for part in argv):
+            found.append(int(entry.name))
+    return found
+
+
+def _gone(data_dir: Path, timeout_s: float = 30.0) -> bool:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if not _processes_of(data_dir):
+            return True
+        time.sleep(0.2)
+    return False
+
+
+def _toolkit(workspace: Path, *args: str) -> subprocess.Popen[str]:
+    env = dict(os.environ, PYTHONUNBUFFERED="1", LABEL_STUDIO_BIN=str(find_label_studio_bin()))
+    for name in ("LABEL_STUDIO_URL", "LABEL_STUDIO_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY"):
+        env.pop(name, None)
+    return subprocess.Popen(
+        [sys.executable, "-m", "build_split", "--source", "hotpotqa", "--workspace", str(workspace), *args],
+        cwd=REPO,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def _wait_for_line(process: subprocess.Popen[str], needle: str, timeout_s: float = 180.0) -> list[str]:
+    assert process.stdout is not None
+    lines: list[str] = []
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        line = process.stdout.readline()
+        if not line:
+            break
+        lines.append(line)
+        if needle in line:
+            return lines
+    process.kill()
+    raise AssertionError(f"never printed {needle!r}: {''.join(lines)}{process.stderr.read() if process.stderr else ''}")
+
+
+@pytest.fixture
+def kept_run(tmp_path: Path, label_studio_server: LabelStudioServer) -> Iterator[tuple[subprocess.Popen[str], Path]]:
+    """A toolkit run serving curators with its own Label Studio (`--keep-label-studio`), up and waiting."""
+    workspace = tmp_path / "ws"
+    data_dir = _copy_migrated(label_studio_server, workspace)
+    process = _toolkit(
+        workspace,
+        "--sample",
+        "--start-label-studio",
+        "--keep-label-studio",
+        "--label-studio-port",
+        str(free_port()),
+    )
+    _wait_for_line(process, "keeps running")
+    assert _processes_of(data_dir), "Label Studio should be serving"
+    try:
+        yield process, data_dir
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+        for pid in _processes_of(data_dir):  # never leave one behind, even when the test fails
+            os.killpg(pid, signal.SIGKILL)
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_a_signal_to_the_toolkit_stops_its_label_studio(kept_run, sig: signal.Signals) -> None:
+    process, data_dir = kept_run
+    process.send_signal(sig)
+    code = process.wait(timeout=60)
+    err = process.stderr.read() if process.stderr else ""
+    assert code == 128 + sig and f"stopped by {sig.name}" in err, err
+    assert _gone(data_dir, timeout_s=5), f"Label Studio left running: {_processes_of(data_dir)}"
+    assert not (data_dir / server_guard.PID_FILENAME).exists()
+
+
+def test_sigkill_of_the_toolkit_takes_its_label_studio_down(kept_run) -> None:
+    process, data_dir = kept_run
+    # While it serves the curators the store is free: --status from another terminal answers at once.
+    workspace = data_dir.parent
+    status = subprocess.run(
+        [sys.executable, "-m", "build_split", "--source", "hotpotqa", "--workspace", str(workspace), "--status"],
+        cwd=REPO,
+        env={**os.environ, "SOB_WORKSPACE_WAIT": "0"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert status.returncode == 0 and "records by state:" in status.stdout, status.stderr
+    process.kill()
+    process.wait(timeout=30)
+    assert _gone(data_dir), f"Label Studio outlived a SIGKILLed toolkit: {_processes_of(data_dir)}"
+
+
+def test_the_next_start_stops_an_orphan_it_recorded(tmp_path: Path, label_studio_server: LabelStudioServer) -> None:
+    """A server whose toolkit died without taking it down (the death signal lost): the record finds it."""
+    workspace = tmp_path / "ws"
+    data_dir = _copy_migrated(label_studio_server, workspace)
+    port = free_port()
+    orphan = LabelStudioServer(data_dir, port=port).start()
+    record = server_guard.ServerRecord.read(data_dir)
+    assert record is not None and record.pid == orphan.process.pid  # type: ignore[union-attr]
+    gone_owner = subprocess.Popen(["true"])  # noqa: S607 - a pid that has just ended
+    gone_owner.wait()
+    server_guard.ServerRecord(pid=record.pid, port=port, owner_pid=gone_owner.pid).write(data_dir)
+    orphan.process = None  # this test forgets it, as a killed toolkit would
+    assert _processes_of(data_dir)
+
+    run = _toolkit(workspace, "--sample", "--start-label-studio", "--label-studio-port", str(port))
+    out, err = run.communicate(timeout=300)
+    assert run.returncode == 0, err
+    assert f"stopped a Label Studio that a killed run left running (process group {record.pid}, port {port})" in out
+    # The run stopped its own server too, and says so instead of giving a URL that leads nowhere.
+    assert "Label Studio: stopped with this run;" in out and "--keep-label-studio" in out
+    assert f"127.0.0.1:{port}/projects" not in out.split("Label Studio: stopped with this run")[-1]
+    assert _gone(data_dir, timeout_s=5)
+
+
+def test_a_busy_port_is_one_error_line(tmp_path: Path) -> None:
+    _needs_label_studio()  # the port is checked once the executable is found
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        run = _toolkit(tmp_path / "ws", "--sample", "--start-label-studio", "--label-studio-port", str(port))
+        out, err = run.communicate(timeout=120)
+    assert run.returncode == 2
+    assert [line for line in err.splitlines() if not line.startswith("note:")] == [
+        f"error: port {port} on 127.0.0.1 is already in use (Label Studio would silently move to another port): "
+        "stop what uses it, or pick another port with --label-studio-port N"
+    ]
+    assert "Traceback" not in out + err
+
+
+def test_a_missing_label_studio_is_one_error_line_with_the_install_command(tmp_path: Path) -> None:
+    # As after `make demo` alone: no LABEL_STUDIO_BIN, none on PATH, no .venv-labelstudio beside the checkout.
+    env = {"PATH": "/usr/bin:/bin", "LABEL_STUDIO_BIN": "", "HOME": str(tmp_path), "PYTHONPATH": str(REPO)}
+    args = [
+        "--source",
+        "hotpotqa",
+        "--judge",
+        "heuristic",
+        "--sample",
+        "--start-label-studio",
+        "--workspace",
+        str(tmp_path / "ws"),
+    ]
+    script = (
+        "import sys, pathlib, authoring.server as server; server.REPO = pathlib.Path(sys.argv[1]); "
+        "from build_split.cli import main; sys.exit(main(sys.argv[2:]))"
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", script, str(tmp_path), *args],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert run.returncode == 2
+    lines = run.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: Label Studio is not installed"), run.stderr
+    assert "`bash scripts/install_label_studio.sh`" in lines[0]
+    assert "Traceback" not in run.stderr
