@@ -10,6 +10,7 @@ import duckdb
 from pydantic import ValidationError
 
 from authoring.labelstudio import LabelStudioError
+from build_split import exit_codes
 from build_split.errors import explain_failure
 from build_split.options import RunOptions
 from build_split.pipeline import UsageError, print_diff, print_rejections, print_status, run
@@ -18,7 +19,7 @@ from core.llm.types import LLMError
 from core.parallel import WorkerFailed
 from core.redaction import redact, register_secret
 from core.store import Store, WorkspaceBusyError, WorkspaceError
-from exports.hub import TARGET_HELP, PublishError
+from exports.hub import TARGET_HELP, HubUnavailableError, PublishError
 from exports.release import ReleaseError
 from judge.rubric import DEFAULT_THRESHOLD
 from validation.characters import visible
@@ -252,7 +253,8 @@ def _announced_default_judge() -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Exit codes: build_split/exit_codes.py (0 done, 2 usage or input error, 3 LLM server failures, 4 key refused)."""
+    """Exit codes: build_split/exit_codes.py (0 done, 2 usage or input error, 3 LLM server failures, 4 key refused,
+    5 network failure)."""
     args = build_parser().parse_args(argv)
     register_secret(args.label_studio_api_key)  # masked in everything stored or printed
     try:
@@ -322,6 +324,9 @@ def main(argv: list[str] | None = None) -> int:
                 (print_rejections if args.rejections else print_status)(store, options.source)
             return 0
         summary = run(options)
+    except HubUnavailableError as exc:  # a network failure, not a usage error: its own exit code
+        print(f"error: {visible(redact(str(exc)))}", file=sys.stderr)
+        return exit_codes.NETWORK
     except (
         UsageError,
         WorkspaceBusyError,
