@@ -203,6 +203,7 @@ def card_yaml(meta: dict[str, Any]) -> str:
 def validate_card(text: str) -> Any:
     """The card parsed by `huggingface_hub.DatasetCard`, with its `configs` and `dataset_info` read the way
     `datasets` reads them; raises `CardError` on anything either would reject or misread."""
+    import yaml
     from datasets.info import DatasetInfosDict
     from datasets.utils.metadata import MetadataConfigs
     from huggingface_hub import DatasetCard
@@ -211,7 +212,7 @@ def validate_card(text: str) -> Any:
         card = DatasetCard(text)
         configs = MetadataConfigs.from_dataset_card_data(card.data)
         infos = DatasetInfosDict.from_dataset_card_data(card.data)
-    except (ValueError, TypeError, KeyError) as exc:
+    except (ValueError, TypeError, KeyError, yaml.YAMLError) as exc:
         raise CardError(f"the dataset card does not parse as the Hub and `datasets` read it: {exc}") from exc
     for name, info in infos.items():
         if name not in configs:
