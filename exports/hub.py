@@ -13,8 +13,9 @@ files:
 The README keeps every other config's YAML entries (`configs`, `dataset_info`) and card section as they
 are and replaces only the published config's; it is written by `huggingface_hub.DatasetCardData` and
 checked as the Hub and `datasets` read it (exports.card.validate_card). A config's section sits between
-`<!-- sob-config:begin ... -->` and `<!-- sob-config:end <config> -->` markers. A release is one commit, tagged `v<version>` for the
-`default` config and `<config>-v<version>` for the others (each config has its own versions).
+`<!-- sob-config:begin ... -->` and `<!-- sob-config:end <config> -->` markers. A release is one commit,
+tagged `v<version>` for the `default` config and `<config>-v<version>` for the others (each config has its
+own versions).
 
 Publishing is idempotent: files whose content the repo already has (SHA-256 for LFS files, git
 blob id otherwise, computed by `huggingface_hub`) are not uploaded; with nothing to change and the tag

@@ -111,7 +111,8 @@ def test_the_merged_readme_keeps_every_configs_dataset_info(one_release_per_conf
 def test_a_legacy_single_dataset_info_is_kept_for_its_config(one_release_per_config):
     folder = one_release_per_config["image"]
     legacy = (
-        "---\nconfigs:\n- config_name: default\n  data_files:\n  - split: train\n    path: data/default/train-*.parquet\n"
+        "---\nconfigs:\n- config_name: default\n  data_files:\n  - split: train\n"
+        "    path: data/default/train-*.parquet\n"
         "dataset_info:\n  features:\n  - name: record_id\n    dtype: string\n  splits:\n  - name: train\n"
         "    num_bytes: 10\n    num_examples: 1\n---\n\nhand-written text\n"
     )
