@@ -18,21 +18,22 @@ from core.llm.failures import DEFAULT_MAX_CONSECUTIVE_FAILURES
 from core.llm.types import LLMError
 from core.parallel import WorkerFailed
 from core.redaction import redact, register_secret
-from core.store import Store, WorkspaceBusyError, WorkspaceError
+from core.store import STORE_FILENAME, Store, WorkspaceBusyError, WorkspaceError
 from exports.hub import TARGET_HELP, HubUnavailableError, PublishError
 from exports.release import ReleaseError
 from judge.rubric import DEFAULT_THRESHOLD
 from validation.characters import visible
 
 EXAMPLES = """examples:
-  python -m build_split --source hotpotqa --sample --release 0.1.0
+  python -m build_split --source hotpotqa --sample --release 0.1.0 --allow-unreviewed
   python -m build_split --source hotpotqa --input hotpot_dev_distractor_v1.json --limit 500 --seed 1
-  python -m build_split --source hotpotqa --authored curators.jsonl --release 0.2.0
-  python -m build_split --source ami --sample --release 0.1.0
+  python -m build_split --source hotpotqa --authored curators.jsonl --release 0.2.0 --allow-unreviewed
+  python -m build_split --source ami --sample --release 0.1.0 --allow-unreviewed
   python -m build_split --source olmocr --input bench_data --category tables --ocr-server cpu
   python -m build_split --source hotpotqa --status
-  python -m build_split --source hotpotqa --release 0.2.0 --push ./hub-preview
-  HF_TOKEN=... python -m build_split --source hotpotqa --release 0.2.0 --push owner/sob-structured --dry-run
+  python -m build_split --source hotpotqa --release 0.2.0 --allow-unreviewed --push ./hub-preview
+  HF_TOKEN=... python -m build_split --source hotpotqa --release 0.2.0 --allow-unreviewed \
+      --push owner/sob-structured --dry-run
   python -m build_split --source hotpotqa --diff 0.1.0 0.2.0
 """
 
@@ -320,6 +321,11 @@ def main(argv: list[str] | None = None) -> int:
             print_diff(options.workspace, options.source, *args.diff)
             return 0
         if args.status or args.rejections:
+            if not (options.workspace / STORE_FILENAME).is_file():  # a read-only look creates nothing
+                raise UsageError(
+                    f"{options.workspace} holds no curation store ({STORE_FILENAME}): is --workspace right? "
+                    "A run with --sample or --input creates one"
+                )
             with Store.open(options.workspace) as store:
                 (print_rejections if args.rejections else print_status)(store, options.source)
             return 0
