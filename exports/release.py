@@ -176,10 +176,7 @@ def write_release(
             store, source, config, splits, tmp / DATA_DIR, digests=has_parent_data, test_size=test_size
         )
         if written.total == 0:
-            raise EmptyReleaseError(
-                f"no accepted {source} records to release: run validation and the judge first "
-                f"(record states: {store.state_counts(source) or 'none'})"
-            )
+            raise EmptyReleaseError(_nothing_accepted(store, source, threshold))
         if final.exists():
             _check_same_records(final, written, version)
             shutil.rmtree(tmp)
@@ -293,6 +290,25 @@ def write_release(
     store.assign_splits(config, written.new_assignments, version)
     return ReleaseResult(
         final, version, config, source, "written", written.counts, parent, len(written.new_assignments)
+    )
+
+
+def _nothing_accepted(store: Store, source: str, threshold: int | float) -> str:
+    """Why there is nothing to release: the judge rejected every judged record at this threshold (with its main
+    reasons), or nothing has been validated and judged yet."""
+    states = store.state_counts(source)
+    judged_out = sorted(
+        ((code, n) for stage, code, n in store.reason_counts(source) if stage == "judge"), key=lambda c: (-c[1], c[0])
+    )
+    if judged_out and not states.get(str(RecordState.ACCEPTED)):
+        reasons = ", ".join(f"{code} ({n})" for code, n in judged_out[:4])
+        return (
+            f"no accepted {source} records to release: at threshold {threshold} the judge accepted none "
+            f"(main reasons: {reasons}; record states: {states}); lower --threshold, or fix the records and run again"
+        )
+    return (
+        f"no accepted {source} records to release: run validation and the judge first "
+        f"(record states: {states or 'none'})"
     )
 
 
