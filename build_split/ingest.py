@@ -9,6 +9,7 @@ from authoring.file_import import ImportResult, stream_authored
 from build_split.options import RunOptions
 from build_split.sources import stream_source
 from core.models import Reason, RecordState
+from core.progress import tracked
 from core.store import Store, UpsertCounts
 from loaders.base import LoadResult
 
@@ -16,7 +17,8 @@ from loaders.base import LoadResult
 def load_into_store(store: Store, options: RunOptions) -> tuple[UpsertCounts, LoadResult]:
     """Store the source's items and keep the rows that could not be used as load rejections."""
     items, result = stream_source(options)
-    counts = store.upsert_source_items(items)  # consumes the stream: result.problems is complete after it
+    # consumes the stream: result.problems is complete after it
+    counts = store.upsert_source_items(tracked(items, f"load ({options.source})", unit="item"))
     by_origin: dict[str, list[tuple[int, str, list[Reason]]]] = {}
     for problem in result.problems:
         reason = Reason(stage="load", code=problem.code, message=f"{problem.unit} {problem.line_no}: {problem.message}")
@@ -33,7 +35,8 @@ def import_into_store(store: Store, source: str, path: Path) -> tuple[UpsertCoun
 
     Source items are looked up per batch of lines, so the store's items are never all in memory."""
     result, records = stream_authored(path, lambda ids: store.source_items_by_id(source, ids))
-    counts = store.upsert_records(records, RecordState.AUTHORED, "import")  # result.rejections complete after it
+    # result.rejections is complete after it
+    counts = store.upsert_records(tracked(records, f"import ({source})"), RecordState.AUTHORED, "import")
     store.clear_import_rejections(source, result.origin)
     store.add_import_rejections(source, result.origin, result.rejections)
     store.checkpoint()

@@ -48,6 +48,7 @@ from typing import Any, Literal
 
 import yaml
 
+from core.progress import tracked
 from exports.card import SOURCE_CARDS, card_yaml, size_category, validate_card
 from exports.manifest import file_sha256
 from exports.release import ReleaseError, verify_release
@@ -628,7 +629,7 @@ def _atomic_write(path: Path, source: LocalFile) -> None:
 
 def _apply_to_folder(folder: Path, plan: PublishPlan) -> str:
     folder.mkdir(parents=True, exist_ok=True)
-    for file in plan.adds:
+    for file in tracked(plan.adds, f"publish to {folder}", total=len(plan.adds), unit="file"):
         _atomic_write(folder / file.path_in_repo, file)
     for rel in plan.deletes:
         (folder / rel).unlink(missing_ok=True)

@@ -35,6 +35,7 @@ import pyarrow.parquet as pq
 
 from core.derived import merged
 from core.models import RELEASE_CONFIG, RecordState
+from core.progress import tracked
 from core.store import Store
 from exports import card as card_mod
 from exports import plots as plots_mod
@@ -440,7 +441,9 @@ def _write_data(
                 background.submit(writers[split].write_table, table, row_group_size=WRITE_BATCH)
                 rows.clear()
 
-        for row, validation, judge in _accepted_rows(store, source):
+        accepted = store.state_counts(source).get(str(RecordState.ACCEPTED))
+        rows = tracked(_accepted_rows(store, source), f"release ({config})", total=accepted)
+        for row, validation, judge in rows:
             rid = row["record_id"]
             if previous_id is not None and rid <= previous_id:
                 raise ReleaseError(f"records are not streamed in record_id order ({previous_id} then {rid})")
