@@ -17,6 +17,7 @@ from build_split.pipeline import UsageError, print_diff, print_rejections, print
 from core.llm.failures import DEFAULT_MAX_CONSECUTIVE_FAILURES
 from core.llm.types import LLMError
 from core.parallel import WorkerFailed
+from core.progress import set_output
 from core.redaction import redact, register_secret
 from core.store import STORE_FILENAME, Store, WorkspaceBusyError, WorkspaceError
 from exports.hub import TARGET_HELP, HubUnavailableError, PublishError
@@ -231,6 +232,13 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument(
         "--rejections", action="store_true", help="list every rejected record and input line with its reasons"
     )
+    output = parser.add_argument_group("output")
+    output.add_argument(
+        "--quiet", action="store_true", help="no progress bars (they are drawn only on a terminal anyway)"
+    )
+    output.add_argument(
+        "--verbose", action="store_true", help="show the log lines of the libraries used (httpx, olmocr, the Hub)"
+    )
     return parser
 
 
@@ -257,6 +265,7 @@ def main(argv: list[str] | None = None) -> int:
     """Exit codes: build_split/exit_codes.py (0 done, 2 usage or input error, 3 LLM server failures, 4 key refused,
     5 network failure)."""
     args = build_parser().parse_args(argv)
+    set_output(quiet=args.quiet, verbose=args.verbose)
     register_secret(args.label_studio_api_key)  # masked in everything stored or printed
     try:
         options = RunOptions(
