@@ -674,6 +674,7 @@ def _write_folder_tags(folder: Path, plan: PublishPlan, commit: str, written: di
     for path in plan.deletes:
         files.pop(path, None)
     doc = {
+        "target": "local folder",  # not a Hub repo: its `commit` ids are folder tree ids, not git commits
         "about": "The tags the Hugging Face repo would have. A commit id here is the SHA-1 of the folder's file "
         "paths and SHA-256s after that release was published (see exports.hub.folder_tree_id). `written`: the "
         "files the toolkit wrote here, the only ones a later push may replace or delete.",

@@ -218,7 +218,9 @@ def test_folder_target_holds_exactly_the_repo_files_and_loads(hub, releases, tmp
         assert result.status == "published"
     on_hub = {p: b for p, b in hub.files(REPO).items() if p != ".gitattributes"}  # the Hub adds it on creation
     in_folder = {str(p.relative_to(folder)): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
-    tags = json.loads(in_folder.pop("tags.json"))["tags"]
+    tags_doc = json.loads(in_folder.pop("tags.json"))
+    assert tags_doc["target"] == "local folder"  # its commit ids are folder tree ids, and it says so
+    tags = tags_doc["tags"]
     assert in_folder == on_hub
     assert set(tags) == set(hub.repo(REPO).tags) == {"v1.0.0", "image-v1.0.0", "v1.1.0"}
     assert tags["v1.1.0"]["version"] == "1.1.0" and tags["image-v1.0.0"]["config"] == "image"
