@@ -11,6 +11,7 @@ fails the first test, so none is left out silently.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import re
@@ -22,6 +23,7 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 
+from tests.ci import missing as missing_part
 from tests.exports.hub_fake import FakeHub
 from tests.llm.fakes import FakeGemini
 
@@ -181,7 +183,18 @@ def _before(command: str, home: Path, run) -> None:
             _predictions(release, home / name)
 
 
+def _require_ocr_tools() -> None:
+    """The olmOCR examples OCR on the CPU: without Tesseract, poppler and olmocr the run is skipped here and
+    fails in CI."""
+    absent = [tool for tool in ("tesseract", "pdftoppm") if shutil.which(tool) is None]
+    if importlib.util.find_spec("olmocr") is None:
+        absent.append("olmocr (pip)")
+    if absent:
+        missing_part(f"the olmOCR examples need {', '.join(absent)} (apt-get install -y poppler-utils tesseract-ocr)")
+
+
 def test_every_runnable_example_runs_as_written(tmp_path):
+    _require_ocr_tools()
     gemini, hub = FakeGemini(), FakeHub(token="...")  # the examples' `GEMINI_API_KEY=...`, `HF_TOKEN=...`
     hub.start()
     env = {
