@@ -10,7 +10,9 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from core.llm.types import LLMError
 from core.progress import set_output
+from core.redaction import redact
 from core.store import WorkspaceBusyError
 from scoring.aggregate import DEFAULT_BOOTSTRAP_SAMPLES
 from scoring.curation import (
@@ -545,8 +547,8 @@ def main(argv: list[str] | None = None) -> int:
             args.output.write_text(
                 json.dumps(report, indent=2, ensure_ascii=False, default=str) + "\n", encoding="utf-8"
             )
-    except (ScoringInputError, ResponseFileError, OSError, WorkspaceBusyError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
+    except (ScoringInputError, ResponseFileError, OSError, WorkspaceBusyError, LLMError) as exc:
+        print(f"error: {redact(str(exc))}", file=sys.stderr)  # LLMError: no key for the draft model, say what to set
         return 2
     if args.json:
         print(json.dumps(report, indent=2, ensure_ascii=False, default=str))
