@@ -36,7 +36,14 @@ SKIP_BENCH = "a speed benchmark (minutes, 25,000 records): figures are measured 
 SKIP_GPU = "needs a CUDA GPU and the olmOCR model weights"
 SKIP_HUB_DOWNLOAD = "downloads a source data set from the Hugging Face Hub: no local stand-in serves data set files"
 SKIP_LABEL_STUDIO = "starts a Label Studio server: covered by tests/authoring/test_labelstudio_cli.py"
-SKIP_FULL_DATA = "needs the full HotpotQA dev set and live Gemini drafts; its sample form runs above"
+SKIP_FULL_DATA = (
+    "a 5,000-record test split needs an LLM-judged workspace of more records than the samples hold (offline, the "
+    "sample's heuristic-only release is refused without --allow-unreviewed)"
+)
+SKIP_DRAFT_KEY = (
+    "asks the draft model with the key of the reader's environment (GEMINI_API_KEY); without one it stops with "
+    "`error: cannot start the Gemini client ... Set GEMINI_API_KEY` (tests/scoring cover --ambiguity on a stand-in)"
+)
 
 # Every example, in reading order: RUN or the reason it is skipped.
 EXAMPLES: dict[str, str | None] = {
@@ -86,7 +93,7 @@ EXAMPLES: dict[str, str | None] = {
     "python -m scoring --release DIR --predictions a.jsonl --predictions b.jsonl --predictions c.jsonl --suspects "
     "--workspace workspace": RUN,
     "python -m scoring --release DIR --curation --workspace workspace": RUN,
-    "python -m scoring --ambiguity --workspace workspace --source hotpotqa --sample-drafts 3": SKIP_FULL_DATA,
+    "python -m scoring --ambiguity --workspace workspace --source hotpotqa --sample-drafts 3": SKIP_DRAFT_KEY,
     "python -m build_split --source hotpotqa --release 0.2.0 --test-size 5000": SKIP_FULL_DATA,
     ".venv/bin/python benchmarks/bench_text_pipeline.py --records 25000": SKIP_BENCH,
     ".venv/bin/python benchmarks/bench_ami.py": SKIP_BENCH,
