@@ -27,6 +27,7 @@ from core.llm.client import LLMClient
 from core.llm.prompts import PromptTemplate, load_template
 from core.llm.types import LLMRequest, LLMResult
 from core.models import Provenance, Record, SourceItem, utcnow
+from core.progress import tracked
 from core.redaction import redact
 from core.store import Store
 from core.verdicts import ValidationFailure, ValidationReport
@@ -343,7 +344,8 @@ def draft_items(
     """Draft many items concurrently; yields (item, draft or None when awaited from a batch job)."""
     check = validator or default_validator()
     items = list(items)
-    for index, outcome in client.map(lambda item: draft_item(client, item, check), items):
+    outcomes = client.map(lambda item: draft_item(client, item, check), items)
+    for index, outcome in tracked(outcomes, f"draft ({client.name})", total=len(items), unit="item"):
         if isinstance(outcome, BaseException):
             raise outcome
         yield items[index], outcome

@@ -45,6 +45,7 @@ from core import revisions
 from core.derived import read_record
 from core.evidence import Evidence, parse_evidence_map
 from core.models import Provenance, Reason, Record, RecordState, SourceItem, utcnow
+from core.progress import tracked
 from core.review import ReviewInfo, review_subject, subject_hash
 from core.store import StateChange, Store
 from validation import characters
@@ -465,7 +466,8 @@ def push_tasks(
     if limit is not None:
         waiting = waiting[:limit]
     drafts = drafts or {}
-    for start in range(0, len(waiting), session.settings.batch_size):
+    batches = range(0, len(waiting), session.settings.batch_size)
+    for start in tracked(batches, f"label studio push ({source})", total=len(batches), unit="batch"):
         batch = waiting[start : start + session.settings.batch_size]
         payload = [build_task(item, _as_draft(drafts.get(item.source_id))) for item in batch]
         page_tasks.add_page_data(store, session, source, project_id, batch, payload)  # olmOCR: page image, transcript
@@ -721,7 +723,8 @@ def pull_annotations(
     rows = ls_state.tasks_by_id(store, base_url, project_id)
     checkpoint = _parse_time(project.pull_checkpoint)
     newest: datetime | None = checkpoint
-    for page in _annotated_pages(session, project_id, checkpoint):
+    pages = _annotated_pages(session, project_id, checkpoint)
+    for page in tracked(pages, f"label studio pull ({source})", unit="page"):
         result.tasks_seen += len(page)
         for task in page:
             if task.updated_at is not None and (newest is None or task.updated_at > newest):

@@ -13,30 +13,33 @@ from pydantic import ValidationError
 from authoring.labelstudio import LabelStudioError
 from authoring.server import LabelStudioServerError
 from authoring.server_guard import Terminated, terminate_on_signals
+from build_split import exit_codes
 from build_split.errors import explain_failure
 from build_split.options import RunOptions
 from build_split.pipeline import UsageError, print_diff, print_history, print_rejections, print_status, run
 from core.llm.failures import DEFAULT_MAX_CONSECUTIVE_FAILURES
 from core.llm.types import LLMError
 from core.parallel import WorkerFailed
+from core.progress import set_output
 from core.redaction import redact, register_secret
-from core.store import Store, WorkspaceBusyError, WorkspaceError
-from exports.hub import TARGET_HELP, PublishError
+from core.store import STORE_FILENAME, Store, WorkspaceBusyError, WorkspaceError
+from exports.hub import TARGET_HELP, HubUnavailableError, PublishError
 from exports.release import ReleaseError
 from judge.rubric import DEFAULT_THRESHOLD
 from validation.characters import visible
 
 EXAMPLES = """examples:
-  python -m build_split --source hotpotqa --sample --release 0.1.0
+  python -m build_split --source hotpotqa --sample --release 0.1.0 --allow-unreviewed
   python -m build_split --source hotpotqa --input hotpot_dev_distractor_v1.json --limit 500 --seed 1
-  python -m build_split --source hotpotqa --authored curators.jsonl --release 0.2.0
-  python -m build_split --source ami --sample --release 0.1.0
+  python -m build_split --source hotpotqa --authored curators.jsonl --release 0.2.0 --allow-unreviewed
+  python -m build_split --source ami --sample --release 0.1.0 --allow-unreviewed
   python -m build_split --source olmocr --input bench_data --category tables --ocr-server cpu
   python -m build_split --source hotpotqa --status
   python -m build_split --source hotpotqa --sample --start-label-studio --serve
   python -m build_split --source hotpotqa --authored curators.jsonl --overwrite
-  python -m build_split --source hotpotqa --release 0.2.0 --push ./hub-preview
-  HF_TOKEN=... python -m build_split --source hotpotqa --release 0.2.0 --push owner/sob-structured --dry-run
+  python -m build_split --source hotpotqa --release 0.2.0 --allow-unreviewed --push ./hub-preview
+  HF_TOKEN=... python -m build_split --source hotpotqa --release 0.2.0 --allow-unreviewed \
+      --push owner/sob-structured --dry-run
   python -m build_split --source hotpotqa --diff 0.1.0 0.2.0
 """
 
@@ -260,6 +263,13 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="RECORD_ID",
         help="print a record's revisions (who, from where, when, what changed); a unique prefix of the id is enough",
     )
+    output = parser.add_argument_group("output")
+    output.add_argument(
+        "--quiet", action="store_true", help="no progress bars (they are drawn only on a terminal anyway)"
+    )
+    output.add_argument(
+        "--verbose", action="store_true", help="show the log lines of the libraries used (httpx, olmocr, the Hub)"
+    )
     return parser
 
 
@@ -283,8 +293,10 @@ def _announced_default_judge() -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Exit codes: build_split/exit_codes.py (0 done, 2 usage or input error, 3 LLM server failures, 4 key refused)."""
+    """Exit codes: build_split/exit_codes.py (0 done, 2 usage or input error, 3 LLM server failures, 4 key refused,
+    5 network failure)."""
     args = build_parser().parse_args(argv)
+    set_output(quiet=args.quiet, verbose=args.verbose)
     register_secret(args.label_studio_api_key)  # masked in everything stored or printed
     try:
         options = RunOptions(
@@ -370,6 +382,11 @@ def _run_command(args: argparse.Namespace, options: RunOptions) -> int:
             print_diff(options.workspace, options.source, *args.diff)
             return 0
         if args.status or args.rejections or args.history:
+            if not (options.workspace / STORE_FILENAME).is_file():  # a read-only look creates nothing
+                raise UsageError(
+                    f"{options.workspace} holds no curation store ({STORE_FILENAME}): is --workspace right? "
+                    "A run with --sample or --input creates one"
+                )
             with Store.open(options.workspace) as store:
                 if args.history:
                     return print_history(store, options.source, args.history)
@@ -381,6 +398,9 @@ def _run_command(args: argparse.Namespace, options: RunOptions) -> int:
             summary = serve(options, poll_s=args.poll_seconds)
         else:
             summary = run(options)
+    except HubUnavailableError as exc:  # a network failure, not a usage error: its own exit code
+        print(f"error: {visible(redact(str(exc)))}", file=sys.stderr)
+        return exit_codes.NETWORK
     except (
         UsageError,
         WorkspaceBusyError,

@@ -13,6 +13,7 @@ from build_split.sources import stream_source
 from core import revisions
 from core.batching import batched
 from core.models import Reason, RecordState
+from core.progress import tracked
 from core.store import WRITE_BATCH, Store, UpsertCounts
 from loaders.base import LoadResult
 
@@ -20,7 +21,8 @@ from loaders.base import LoadResult
 def load_into_store(store: Store, options: RunOptions) -> tuple[UpsertCounts, LoadResult]:
     """Store the source's items and keep the rows that could not be used as load rejections."""
     items, result = stream_source(options)
-    counts = store.upsert_source_items(items)  # consumes the stream: result.problems is complete after it
+    # consumes the stream: result.problems is complete after it
+    counts = store.upsert_source_items(tracked(items, f"load ({options.source})", unit="item"))
     by_origin: dict[str, list[tuple[int, str, list[Reason]]]] = {}
     for problem in result.problems:
         reason = Reason(stage="load", code=problem.code, message=f"{problem.unit} {problem.line_no}: {problem.message}")
@@ -46,7 +48,9 @@ def import_into_store(
     origin_key = f"file:{path.name}"
     counts = UpsertCounts()
     verdicts: Counter[str] = Counter()
-    for chunk in batched(records, WRITE_BATCH):  # result.rejections complete after the last chunk
+    for chunk in batched(
+        tracked(records, f"import ({source})"), WRITE_BATCH
+    ):  # result.rejections complete after the last chunk
         incoming = []
         for record in chunk:
             line, digest = result.line_of.pop(record.record_id, (0, ""))

@@ -90,6 +90,29 @@ def _load(store: Store, options: RunOptions, summary: RunSummary) -> None:
     summary.load_problems = len(result.problems)
 
 
+def _no_source_items(store: Store, options: RunOptions, summary: RunSummary) -> str:
+    """Why the workspace has no source items: nothing was passed, or every input row was rejected (the count
+    and the first reasons)."""
+    if not (options.sample or options.input or options.from_hub):
+        return (
+            f"the workspace {options.workspace} has no {options.source} source items yet: "
+            "pass --input PATH, --sample (the embedded sample) or --from-hub"
+        )
+    given = options.input or ("the embedded sample" if options.sample else "the Hub")
+    rejected = [row for row in store.import_rejections(options.source) if row["origin"].startswith("load:")]
+    if not rejected:
+        return (
+            f"no {options.source} source item was found in {given}: check the path, the format and the filters "
+            "(--category, --limit)"
+        )
+    first = "; ".join(f"{r['reasons'][0]['code']}: {r['reasons'][0]['message']}" for r in rejected[:3] if r["reasons"])
+    return (
+        f"all {summary.load_problems or len(rejected)} input row(s) of {given} were rejected, so the workspace has no "
+        f"{options.source} source items (first: {first}); is it a {options.source} file? "
+        "--rejections lists every one"
+    )
+
+
 def _import(store: Store, options: RunOptions, path: Path, summary: RunSummary) -> None:
     counts, result, verdicts = import_into_store(store, options.source, path, overwrite=options.overwrite)
     summary.imported = {
@@ -239,10 +262,7 @@ def run_once(
         if options.sample or options.input or options.from_hub:
             _load(store, options, summary)
         if store.count_source_items(options.source) == 0:
-            raise UsageError(
-                f"the workspace {options.workspace} has no {options.source} source items yet: "
-                "pass --input PATH, --sample (the embedded sample) or --from-hub"
-            )
+            raise UsageError(_no_source_items(store, options, summary))
         # Records of source items that changed go back through validation and judging.
         summary.source_changes = recheck_changed_sources(store, options.source)
         tally = UsageTally()

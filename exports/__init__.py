@@ -4,7 +4,15 @@ their publication to a Hugging Face dataset repo (or a local folder laid out lik
 from exports.card import SOURCE_CARDS, render_card
 from exports.changelog import compute_changelog, diff_releases, format_changelog
 from exports.columns import SOURCE_COLUMNS, arrow_schema, column_names, record_row
-from exports.hub import PublishError, PublishResult, Target, parse_target, publish_release, tag_name
+from exports.hub import (
+    HubUnavailableError,
+    PublishError,
+    PublishResult,
+    Target,
+    parse_target,
+    publish_release,
+    tag_name,
+)
 from exports.release import (
     EmptyReleaseError,
     ReleaseError,
@@ -24,6 +32,7 @@ __all__ = [
     "SPLIT_RATIOS",
     "EmptyReleaseError",
     "InvalidVersionError",
+    "HubUnavailableError",
     "PublishError",
     "PublishResult",
     "ReleaseError",

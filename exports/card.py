@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-import hashlib
 import re
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
 import jinja2
-import yaml
 
 from exports.changelog import CARD_ID_LIMIT, CHANGE_KINDS
 from exports.columns import arrow_schema
+from exports.features import features_yaml
 from exports.plots import PLOT_FILES
 from validation.characters import visible
 
@@ -137,10 +136,25 @@ def size_category(n: int) -> str:
     return "1M<n<10M"
 
 
-def content_sha256(data_files: dict[str, dict[str, Any]]) -> str:
-    """One SHA-256 for a release's data: over its data files' names and SHA-256s, in name order."""
-    lines = "".join(f"{name} {info['sha256']}\n" for name, info in sorted(data_files.items()))
-    return hashlib.sha256(lines.encode("utf-8")).hexdigest()
+class CardError(ValueError):
+    """A card the Hub or `datasets` would not read as written."""
+
+
+def dataset_info(source: str, config: str, listed: list[str], data_files: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """The config's `dataset_info`, with the Hub's meaning of every size: a split's `num_bytes` is its rows'
+    Arrow size, `dataset_size` their sum, `download_size` the size of the Parquet files to download."""
+    by_split = {file["split"]: file for file in data_files.values()}
+    splits = [
+        {"name": split, "num_bytes": int(by_split[split]["num_bytes"]), "num_examples": int(by_split[split]["rows"])}
+        for split in listed
+    ]
+    return {
+        "config_name": config,
+        "features": features_yaml(source),
+        "splits": splits,
+        "download_size": sum(int(by_split[split]["bytes"]) for split in listed),
+        "dataset_size": sum(s["num_bytes"] for s in splits),
+    }
 
 
 def front_matter(
@@ -153,29 +167,18 @@ def front_matter(
     """Hub metadata. Empty splits are left out of `configs`: `datasets` cannot load a split with no
     rows, and one such split makes the whole config unloadable (huggingface/datasets#8401).
 
-    With `data_files` (name -> split, rows, bytes, sha256), the config carries the content hash and
-    `dataset_info` the split sizes. `datasets` keys its cache on these, so a release folder never loads
-    the rows cached from another release of the same folder name (another workspace's `1.0.0`)."""
+    With `data_files` (the manifest's: name -> split, rows, bytes, num_bytes, sha256), each split names its
+    content-addressed file and `dataset_info` declares the features and sizes."""
     info = SOURCE_CARDS[source]
     listed = [split for split in splits if counts.get(split, 0) > 0]
+    if data_files is None:
+        paths = {split: f"data/{split}-*.parquet" for split in listed}
+    else:
+        paths = {file["split"]: name for name, file in sorted(data_files.items())}
     entry: dict[str, Any] = {
         "config_name": config,
-        "data_files": [{"split": split, "path": f"data/{split}-*.parquet"} for split in listed],
+        "data_files": [{"split": split, "path": paths[split]} for split in listed],
     }
-    dataset_info = None
-    if data_files is not None:
-        entry["description"] = f"content sha256 {content_sha256(data_files)}"
-        dataset_info = {
-            "config_name": config,
-            # `datasets` needs all three keys; it checks num_examples, num_bytes is the Parquet file's size.
-            "splits": [
-                {"name": split, "num_bytes": int(file["bytes"]), "num_examples": counts[split]}
-                for split in listed
-                for file in data_files.values()
-                if file["split"] == split
-            ],
-            "download_size": sum(int(f["bytes"]) for f in data_files.values()),
-        }
     meta = {
         "license": info.license,
         "language": ["en"],
@@ -185,9 +188,44 @@ def front_matter(
         "size_categories": [size_category(sum(counts.values()))],
         "configs": [entry],
     }
-    if dataset_info is not None:
-        meta["dataset_info"] = dataset_info
+    if data_files is not None:
+        meta["dataset_info"] = dataset_info(source, config, listed, data_files)
     return meta
+
+
+def card_yaml(meta: dict[str, Any]) -> str:
+    """The front matter's YAML, as `huggingface_hub` writes it (key order kept)."""
+    from huggingface_hub import DatasetCardData
+
+    return DatasetCardData(**meta).to_yaml(original_order=list(meta)) + "\n"
+
+
+def validate_card(text: str) -> Any:
+    """The card parsed by `huggingface_hub.DatasetCard`, with its `configs` and `dataset_info` read the way
+    `datasets` reads them; raises `CardError` on anything either would reject or misread."""
+    import yaml
+    from datasets.info import DatasetInfosDict
+    from datasets.utils.metadata import MetadataConfigs
+    from huggingface_hub import DatasetCard
+
+    try:
+        card = DatasetCard(text)
+        configs = MetadataConfigs.from_dataset_card_data(card.data)
+        infos = DatasetInfosDict.from_dataset_card_data(card.data)
+    except (ValueError, TypeError, KeyError, yaml.YAMLError) as exc:
+        raise CardError(f"the dataset card does not parse as the Hub and `datasets` read it: {exc}") from exc
+    for name, info in infos.items():
+        if name not in configs:
+            raise CardError(f"the card's dataset_info names config {name!r}, which its `configs` do not list")
+        if info.features is None:
+            raise CardError(f"the card's dataset_info of config {name!r} declares no features")
+        listed = {entry["split"] for entry in configs[name].get("data_files", [])}
+        if set(info.splits or {}) != listed:
+            raise CardError(
+                f"config {name!r}: dataset_info splits {sorted(info.splits or {})} differ from its data files "
+                f"{sorted(listed)}"
+            )
+    return card
 
 
 def _fmt(value: Any, digits: int = 1) -> str:
@@ -257,14 +295,15 @@ def render_card(
     `flags` (exports/flags.py) counts the flags raised, fixed and dismissed and the records still in
     `needs_review`; `calibration` (judge/calibrate.py's card summary) is what the judge measured on a labelled set.
     `plots` maps a plot key (see `exports.plots.PLOT_FILES`) to its path relative to the card;
-    `data_files` (the manifest's `files`) puts the split sizes and content hash into the metadata."""
+    `data_files` (the manifest's `files`) puts the data file names, features and sizes into the metadata.
+    The card is checked with `validate_card` before it is returned."""
     info = SOURCE_CARDS[source]
     counts = {split: stats["splits"][split]["records"] for split in splits}
     meta = front_matter(source, config, splits, counts, data_files)
     columns = [(f.name, str(f.type), COLUMN_DOCS.get(f.name, "")) for f in arrow_schema(source)]
     template = _environment().get_template(f"{config}.md.j2")
-    return template.render(
-        front_matter=yaml.safe_dump(meta, sort_keys=False, allow_unicode=True),
+    text = template.render(
+        front_matter=card_yaml(meta),
         info=info,
         source=source,
         config=config,
@@ -289,3 +328,5 @@ def render_card(
         plots=[(PLOT_FILES[key][1], path) for key, path in (plots or {}).items()],
         plots_skipped_reason=plots_skipped_reason,
     )
+    validate_card(text)
+    return text

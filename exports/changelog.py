@@ -44,7 +44,7 @@ def release_digests(release_path: Path, source: str) -> dict[str, tuple[str, str
     found: dict[str, tuple[str, str]] = {}
     data = Path(release_path) / DATA_DIR
     for path in sorted(data.glob("*.parquet")):
-        split = path.name.rsplit("-", 3)[0]  # `<split>-00000-of-00001.parquet`
+        split = path.name.split("-", 1)[0]  # `<split>-<sha256 prefix>.parquet` (`<split>-00000-of-00001` before)
         table = pq.read_table(path)
         present = [c for c in columns if c in table.column_names]
         rows = table.select(present).to_pylist()

@@ -4,21 +4,26 @@ One repo holds one config per source: `default` (text: train, validation, test),
 `audio` (train). Each config owns its own folders, so publishing one never touches another's
 files:
 
-    README.md                                   one card for the repo (YAML `configs` for every config)
-    data/<config>/<split>-00000-of-00001.parquet
+    README.md                                   one card for the repo (YAML `configs` and `dataset_info`
+                                                for every config)
+    data/<config>/<split>-<sha256 prefix>.parquet  content-addressed: a new release never reuses a name
     meta/<config>/manifest.json                 the release's manifest (changelog, hashes, ...)
     meta/<config>/plots/*.png                   the release's plots, shown in the card
 
-The README keeps every other config's YAML entry and card section as they are and replaces only
-the published config's (its section sits between `<!-- sob-config:begin ... -->` and
-`<!-- sob-config:end <config> -->` markers). A release is one commit, tagged `v<version>` for the
-`default` config and `<config>-v<version>` for the others (each config has its own versions).
+The README keeps every other config's YAML entries (`configs`, `dataset_info`) and card section as they
+are and replaces only the published config's; it is written by `huggingface_hub.DatasetCardData` and
+checked as the Hub and `datasets` read it (exports.card.validate_card). A config's section sits between
+`<!-- sob-config:begin ... -->` and `<!-- sob-config:end <config> -->` markers. A release is one commit,
+tagged `v<version>` for the `default` config and `<config>-v<version>` for the others (each config has its
+own versions).
 
 Publishing is idempotent: files whose content the repo already has (SHA-256 for LFS files, git
-blob id otherwise) are not uploaded; with nothing to change and the tag in place, nothing is
-done. Transient Hub errors (HTTP 408/412/429/5xx, connection errors) are retried with backoff;
-each attempt re-reads the repo first, so a commit that landed before its answer was lost is
-not made twice.
+blob id otherwise, computed by `huggingface_hub`) are not uploaded; with nothing to change and the tag
+in place, nothing is done. Transient Hub answers (HTTP 408/412/429/5xx, timeouts) are retried with
+backoff; each attempt re-reads the repo first, so a commit that landed before its answer was lost is
+not made twice. A Hub that cannot be reached at all (DNS, refused connection) is not retried: it
+raises `HubUnavailableError` at once, as do transient answers that outlast the retries (the CLI gives it
+its own exit code).
 
 A local folder as the target gets exactly the files the repo would get, plus `tags.json` in
 place of the Hub's tags, so a curator can look (and `datasets.load_dataset(folder, "image")`)
@@ -43,7 +48,8 @@ from typing import Any, Literal
 
 import yaml
 
-from exports.card import SOURCE_CARDS, size_category
+from core.progress import tracked
+from exports.card import SOURCE_CARDS, card_yaml, size_category, validate_card
 from exports.manifest import file_sha256
 from exports.release import ReleaseError, verify_release
 from exports.versions import parse_version
@@ -71,6 +77,10 @@ TARGET_HELP = (
 
 class PublishError(RuntimeError):
     """A release could not be published; the message says what to do."""
+
+
+class HubUnavailableError(PublishError):
+    """The Hub could not be reached, or kept failing past the retries: a network failure, not a usage error."""
 
 
 # --- targets ---------------------------------------------------------------------------------
@@ -115,8 +125,10 @@ def tag_name(config: str, version: str) -> str:
 
 
 def git_blob_oid(data: bytes) -> str:
-    """The git object id of a file's content, as the Hub reports for non-LFS files."""
-    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()  # noqa: S324 (git's id, not security)
+    """The git object id of a file's content, as the Hub reports for non-LFS files (`huggingface_hub`'s)."""
+    from huggingface_hub.utils.sha import git_hash
+
+    return git_hash(data)
 
 
 @dataclass
@@ -170,13 +182,25 @@ def release_files(release: Path, manifest: dict[str, Any]) -> list[LocalFile]:
 
 
 def config_entry(config: str, manifest: dict[str, Any]) -> dict[str, Any]:
-    """The config's entry in the README's YAML `configs` (splits without rows are left out: `datasets`
-    cannot load them)."""
+    """The config's entry in the README's YAML `configs`: each split's one data file by its content-addressed
+    name (splits without rows are left out: `datasets` cannot load them)."""
     listed = [split for split, n in manifest["splits"].items() if n > 0]
+    file_of = {info["split"]: Path(name).name for name, info in (manifest.get("files") or {}).items()}
+    data_dir = config_prefixes(config)[0]
     return {
         "config_name": config,
-        "data_files": [{"split": split, "path": f"{DATA_PREFIX}/{config}/{split}-*.parquet"} for split in listed],
+        "data_files": [
+            {"split": split, "path": data_dir + file_of[split] if split in file_of else f"{data_dir}{split}-*.parquet"}
+            for split in listed
+        ],
     }
+
+
+def release_dataset_info(release: Path) -> dict[str, Any] | None:
+    """The `dataset_info` of the release's own card (features and sizes), None for a card without one."""
+    front, _ = split_front_matter((release / README).read_text(encoding="utf-8"))
+    info = front.get("dataset_info")
+    return info if isinstance(info, dict) else None
 
 
 # --- the README: one card for all configs ------------------------------------------------------
@@ -310,8 +334,23 @@ def _header(metas: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
-def build_readme(existing: str | None, config: str, meta: dict[str, Any], section: str, entry: dict[str, Any]) -> str:
-    """The repo README with `config`'s YAML entry and section replaced and everything else kept."""
+def _dataset_infos(old: Any) -> list[dict[str, Any]]:
+    """The README's `dataset_info` as a list of per-config entries (the Hub also accepts one mapping)."""
+    if isinstance(old, dict):
+        return [{"config_name": "default", **old}]
+    return [info for info in old or [] if isinstance(info, dict)]
+
+
+def build_readme(
+    existing: str | None,
+    config: str,
+    meta: dict[str, Any],
+    section: str,
+    entry: dict[str, Any],
+    info: dict[str, Any] | None = None,
+) -> str:
+    """The repo README with `config`'s YAML entries (`configs`, `dataset_info`) and section replaced and
+    everything else kept; checked as the Hub and `datasets` read it."""
     parsed = parse_readme(existing)
     block = (
         f"<!-- sob-config:begin {json.dumps(meta, sort_keys=True, separators=(',', ':'))} -->\n"
@@ -336,16 +375,25 @@ def build_readme(existing: str | None, config: str, meta: dict[str, Any], sectio
         "size_categories": [size_category(sum(int(m.get("records", 0)) for m in metas))],
         "configs": configs,
     }
+    infos_kept = [i for i in _dataset_infos(old.get("dataset_info")) if i.get("config_name", "default") != config]
+    dataset_infos = infos_kept + ([{**info, "config_name": config}] if info else [])
+    if dataset_infos:
+        front["dataset_info"] = sorted(dataset_infos, key=lambda i: _config_key(str(i.get("config_name"))))
     for key, value in old.items():  # keep what a curator added by hand
         front.setdefault(key, value)
     parts = [
-        "---\n" + yaml.safe_dump(front, sort_keys=False, allow_unicode=True) + "---",
+        "---\n" + card_yaml(front) + "---",
         _header(metas),
         *(sections[name][1] for name in order),
     ]
     if parsed.other:
         parts.append(parsed.other)
-    return "\n\n".join(parts) + "\n"
+    text = "\n\n".join(parts) + "\n"
+    try:
+        validate_card(text)
+    except ValueError as exc:
+        raise PublishError(f"the merged README.md of the repo would not be a valid dataset card: {exc}") from exc
+    return text
 
 
 # --- repo state, plans and results -----------------------------------------------------------
@@ -484,7 +532,9 @@ def plan_publish(release: Path, manifest: dict[str, Any], state: RepoState, targ
                 "version is immutable: write and publish a new version"
             )
     meta, section = config_section(release, manifest)
-    readme = build_readme(state.readme, config, meta, section, config_entry(config, manifest))
+    readme = build_readme(
+        state.readme, config, meta, section, config_entry(config, manifest), release_dataset_info(release)
+    )
     local.append(LocalFile(README, data=readme.encode("utf-8")))
 
     adds, unchanged = [], []
@@ -579,7 +629,7 @@ def _atomic_write(path: Path, source: LocalFile) -> None:
 
 def _apply_to_folder(folder: Path, plan: PublishPlan) -> str:
     folder.mkdir(parents=True, exist_ok=True)
-    for file in plan.adds:
+    for file in tracked(plan.adds, f"publish to {folder}", total=len(plan.adds), unit="file"):
         _atomic_write(folder / file.path_in_repo, file)
     for rel in plan.deletes:
         (folder / rel).unlink(missing_ok=True)
@@ -624,6 +674,7 @@ def _write_folder_tags(folder: Path, plan: PublishPlan, commit: str, written: di
     for path in plan.deletes:
         files.pop(path, None)
     doc = {
+        "target": "local folder",  # not a Hub repo: its `commit` ids are folder tree ids, not git commits
         "about": "The tags the Hugging Face repo would have. A commit id here is the SHA-1 of the folder's file "
         "paths and SHA-256s after that release was published (see exports.hub.folder_tree_id). `written`: the "
         "files the toolkit wrote here, the only ones a later push may replace or delete.",
@@ -691,6 +742,20 @@ def is_transient(exc: BaseException) -> bool:
             response = getattr(current, "response", None)
             return response is not None and response.status_code in TRANSIENT_STATUS
         if isinstance(current, httpx.TransportError):
+            return True
+        current = current.__cause__ or current.__context__
+    return False
+
+
+def is_unreachable(exc: BaseException) -> bool:
+    """No connection at all (DNS failure, connection refused), anywhere in the chain: retrying at once will not help."""
+    import httpx
+
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if isinstance(current, httpx.ConnectError):
             return True
         current = current.__cause__ or current.__context__
     return False
@@ -794,12 +859,22 @@ def _publish_hub(
         except PublishError:
             raise
         except Exception as exc:
-            if not is_transient(exc) or attempt > retries:
+            if is_unreachable(exc):
+                raise HubUnavailableError(
+                    f"the Hugging Face Hub could not be reached to publish to {repo_id} ({_short(exc)}); nothing was "
+                    "published: check the network (or HF_ENDPOINT) and run again"
+                ) from exc
+            if not is_transient(exc):
                 raise PublishError(f"publishing to {repo_id} failed: {_short(exc)}") from exc
+            if attempt > retries:
+                raise HubUnavailableError(
+                    f"publishing to {repo_id} failed {attempt} times on transient Hub errors (last: {_short(exc)}); "
+                    "run again later: what was committed is kept and not committed twice"
+                ) from exc
             delay = _retry_after(exc) or min(retry_wait * 2 ** (attempt - 1), 30.0)
             echo(f"transient Hub error ({_short(exc)}); retrying in {delay:.1f} s (attempt {attempt + 1})")
             sleep(delay)
-    raise PublishError(f"publishing to {repo_id} did not settle after {retries + 1} attempts")
+    raise HubUnavailableError(f"publishing to {repo_id} did not settle after {retries + 1} attempts")
 
 
 def _short(exc: BaseException) -> str:

@@ -3,9 +3,9 @@
     from exports.load import load_release
     test = load_release("workspace/releases/default/1.0.0", split="test")
 
-`datasets.load_dataset(folder)` keys its cache on the folder's name and card, so two workspaces that
-each hold a `releases/default/1.0.0` could share a cache entry; cards written by this toolkit carry
-their split sizes and a content hash, which keeps the entries apart. This helper does not rely on it:
+`datasets.load_dataset(folder)` keys its cache on the data files' paths, and release data files are named
+after their content's SHA-256, so two releases with other rows never share a cache entry. This helper does
+not rely on it alone:
 it checks the folder against its manifest first, and the loaded rows against the folder's own Parquet
 files (the record ids of every split, in order) after; a stale cache is rebuilt once, and if the rows
 still differ it raises instead of returning another release's rows.
@@ -18,7 +18,7 @@ from typing import Any
 
 import pyarrow.parquet as pq
 
-from exports.release import DATA_DIR, ReleaseError, data_file_name, verify_release
+from exports.release import ReleaseError, verify_release
 
 
 def load_release(folder: Path | str, split: str | None = None, **load_kwargs: Any) -> Any:
@@ -31,7 +31,8 @@ def load_release(folder: Path | str, split: str | None = None, **load_kwargs: An
     splits = [name for name, rows in manifest["splits"].items() if rows] if split is None else [split]
     if split is not None and not manifest["splits"].get(split):
         raise ReleaseError(f"release {folder} has no rows in split {split!r} (splits: {manifest['splits']})")
-    expected = {name: _record_ids(folder / DATA_DIR / data_file_name(name)) for name in splits}
+    file_of = {info["split"]: name for name, info in manifest["files"].items()}
+    expected = {name: _record_ids(folder / file_of[name]) for name in splits}
     # The second try rebuilds the cache entry; `datasets` would check the rebuilt splits against the stale
     # entry's sizes (NonMatchingSplitsSizesError), so the rows are checked here instead.
     retries = ({}, {"download_mode": "force_redownload", "verification_mode": "no_checks"})

@@ -5,8 +5,9 @@ renamed into place at the end, so a crash leaves no half release (stale temp fol
 by the next run). Writing the same records again under an existing version is a no-op
 (`unchanged`); different records under an existing version are refused.
 
-Data files are deterministic: rows sorted by record id, a fixed Arrow schema, fixed batch and
-row-group sizes and no timestamps inside, so the same records give byte-identical files.
+Data files are deterministic: rows sorted by record id, a fixed Arrow schema (with the `huggingface`
+features metadata `datasets` writes), fixed batch and row-group sizes and no timestamps inside, so the
+same records give byte-identical files. Each is named after its content's SHA-256 (`train-<16 hex>.parquet`).
 
 Besides the data, a release holds its card (README.md), PNG plots (plots/) and manifest.json,
 which records the SHA-256 of every other file and the changelog from the parent release. Once
@@ -34,6 +35,7 @@ import pyarrow.parquet as pq
 
 from core.derived import merged
 from core.models import RELEASE_CONFIG, RecordState
+from core.progress import tracked
 from core.store import Store
 from exports import card as card_mod
 from exports import plots as plots_mod
@@ -41,7 +43,8 @@ from exports.audit import audit_summary
 from exports.audit import card_section as audit_card_section
 from exports.audit import manifest_entry as audit_manifest_entry
 from exports.changelog import compute_changelog, content_columns, first_release_changelog, release_digests, row_digest
-from exports.columns import arrow_schema, record_row, stored_row
+from exports.columns import record_row, stored_row
+from exports.features import release_schema
 from exports.flags import accepted_with_open_flags, flag_counts
 from exports.manifest import build_funnel, build_manifest, file_sha256
 from exports.splits import SplitAssigner, split_names
@@ -99,8 +102,14 @@ class _Written:
         return sum(self.counts.values())
 
 
-def data_file_name(split: str) -> str:
-    return f"{split}-00000-of-00001.parquet"
+def data_file_name(split: str, sha256: str) -> str:
+    """A data file's name carries its content's SHA-256 (first 16 hex digits): `datasets` keys its cache on
+    the data files' paths, so a release can never be served the rows cached from other files."""
+    return f"{split}-{sha256[:16]}.parquet"
+
+
+def _partial_file_name(split: str) -> str:
+    return f".{split}.parquet.partial"  # renamed to its content-addressed name once written
 
 
 def release_dir(workspace: Path | str, config: str, version: str) -> Path:
@@ -168,10 +177,7 @@ def write_release(
             store, source, config, splits, tmp / DATA_DIR, digests=has_parent_data, test_size=test_size
         )
         if written.total == 0:
-            raise EmptyReleaseError(
-                f"no accepted {source} records to release: run validation and the judge first "
-                f"(record states: {store.state_counts(source) or 'none'})"
-            )
+            raise EmptyReleaseError(_nothing_accepted(store, source, threshold))
         if final.exists():
             _check_same_records(final, written, version)
             shutil.rmtree(tmp)
@@ -288,6 +294,25 @@ def write_release(
     )
 
 
+def _nothing_accepted(store: Store, source: str, threshold: int | float) -> str:
+    """Why there is nothing to release: the judge rejected every judged record at this threshold (with its main
+    reasons), or nothing has been validated and judged yet."""
+    states = store.state_counts(source)
+    judged_out = sorted(
+        ((code, n) for stage, code, n in store.reason_counts(source) if stage == "judge"), key=lambda c: (-c[1], c[0])
+    )
+    if judged_out and not states.get(str(RecordState.ACCEPTED)):
+        reasons = ", ".join(f"{code} ({n})" for code, n in judged_out[:4])
+        return (
+            f"no accepted {source} records to release: at threshold {threshold} the judge accepted none "
+            f"(main reasons: {reasons}; record states: {states}); lower --threshold, or fix the records and run again"
+        )
+    return (
+        f"no accepted {source} records to release: run validation and the judge first "
+        f"(record states: {states or 'none'})"
+    )
+
+
 def _plots_skipped(requested: bool) -> str:
     if not requested:
         return "plots were not requested for this release"
@@ -387,7 +412,7 @@ def _write_data(
     """Stream ACCEPTED records into one Parquet file per split, gathering statistics on the way
     (and each record's content digest, for the changelog, when `digests`)."""
     data_dir.mkdir(parents=True)
-    schema = arrow_schema(source)
+    schema = release_schema(source)  # with the `huggingface` features metadata, as `datasets` writes it
     strata = _split_strata(store, source) if test_size is not None else None
     assigner = SplitAssigner(config, store.split_assignments(config), test_size=test_size, strata=strata)
     assigner.plan_new(store.record_ids(source, [RecordState.ACCEPTED]))
@@ -403,7 +428,7 @@ def _write_data(
     with contextlib.ExitStack() as stack:
         writers = {
             split: stack.enter_context(
-                pq.ParquetWriter(data_dir / data_file_name(split), schema, compression=COMPRESSION)
+                pq.ParquetWriter(data_dir / _partial_file_name(split), schema, compression=COMPRESSION)
             )
             for split in splits
         }
@@ -416,7 +441,9 @@ def _write_data(
                 background.submit(writers[split].write_table, table, row_group_size=WRITE_BATCH)
                 rows.clear()
 
-        for row, validation, judge in _accepted_rows(store, source):
+        accepted = store.state_counts(source).get(str(RecordState.ACCEPTED))
+        rows = tracked(_accepted_rows(store, source), f"release ({config})", total=accepted)
+        for row, validation, judge in rows:
             rid = row["record_id"]
             if previous_id is not None and rid <= previous_id:
                 raise ReleaseError(f"records are not streamed in record_id order ({previous_id} then {rid})")
@@ -447,15 +474,25 @@ def _write_data(
 
     files = {}
     for split in splits:
-        path = data_dir / data_file_name(split)
-        _fsync_file(path)
+        partial = data_dir / _partial_file_name(split)
+        _fsync_file(partial)
+        sha256 = file_sha256(partial)
+        path = partial.rename(data_dir / data_file_name(split, sha256))
         files[f"{DATA_DIR}/{path.name}"] = {
             "split": split,
             "rows": counts[split],
             "bytes": path.stat().st_size,
-            "sha256": file_sha256(path),
+            "num_bytes": arrow_size(path),
+            "sha256": sha256,
         }
     return _Written(counts, files, ids_digest.hexdigest(), assigner.new, stats_result, distributions, record_digests)
+
+
+def arrow_size(path: Path) -> int:
+    """The Hub's `num_bytes` of a data file: its rows' Arrow size as `datasets` counts it when it reads the file
+    (a row group at a time, so memory stays bounded)."""
+    parquet = pq.ParquetFile(path)
+    return sum(parquet.read_row_group(i).nbytes for i in range(parquet.num_row_groups))
 
 
 def _accepted_rows(

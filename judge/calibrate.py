@@ -44,8 +44,8 @@ EXAMPLES = """examples:
       --cases tests/data/calibration/olmocr.jsonl --source hotpotqa \
       --input tests/data/hotpotqa/hotpot_dev_distractor_v1.sample.json --judge heuristic --split test
   python -m judge.calibrate --cases cases.jsonl --judge heuristic --threshold 70 --show wrong-released
-  python -m judge.calibrate --cases cases.jsonl --source hotpotqa --input hotpot_dev_distractor_v1.json \\
-      --judge gemini --prefilter --output calibration.json
+  GEMINI_API_KEY=... python -m judge.calibrate --cases cases.jsonl --source hotpotqa \\
+      --input hotpot_dev_distractor_v1.json --judge gemini --prefilter --output calibration.json
 """
 
 

@@ -22,6 +22,7 @@ run logs kept in `WORKSPACE/logs/` (blank page, unreadable, too many fallback pa
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import re
@@ -36,7 +37,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from core.progress import progress
+
 PIPELINE_MODULE = "olmocr.pipeline"
+PROGRESS_POLL_S = 1.0  # how often the OCR bar reads olmocr's work queue
 CPU_SERVER = "cpu"
 VLLM_SERVER = "vllm"  # how results OCR'd by olmocr's own vLLM server are labelled
 
@@ -341,12 +345,8 @@ def run_olmocr(
             with log_path.open("w", encoding="utf-8") as log:
                 log.write("$ " + " ".join(c if c != api_key else "***" for c in command) + "\n")
                 log.flush()
-                try:
-                    proc = subprocess.run(
-                        command, stdout=log, stderr=subprocess.STDOUT, env=env, timeout=timeout, check=False
-                    )
-                except subprocess.TimeoutExpired as exc:
-                    raise OcrSetupError(f"olmocr did not finish within {timeout:.0f} s; see {log_path}") from exc
+                proc = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env)
+                _wait_with_progress(proc, workspace, todo, already, label, timeout, log_path)
         run.seconds = time.perf_counter() - started
         run.pages_submitted = pages
         run.log_path = log_path
@@ -361,6 +361,40 @@ def run_olmocr(
             continue
         result.error += " (done in an earlier run; delete the OCR workspace to try again)"
     return run
+
+
+def _wait_with_progress(
+    proc: subprocess.Popen[bytes],
+    workspace: Path,
+    todo: Mapping[str, Path],
+    already: set[str],
+    label: str,
+    timeout: float | None,
+    log_path: Path,
+) -> None:
+    """Wait for olmocr's pipeline, with a bar of the PDFs its work queue has marked done (olmocr logs to a file,
+    so this is the only sign of progress); kill it past `timeout`."""
+    deadline = None if timeout is None else time.monotonic() + timeout
+    with contextlib.ExitStack() as stack:
+        stack.callback(_end, proc)  # on any way out (Ctrl-C included) no olmocr process is left behind
+        bar = stack.enter_context(progress(len(todo), f"ocr ({label})", unit="pdf"))
+        while True:
+            try:
+                proc.wait(timeout=PROGRESS_POLL_S)
+                break
+            except subprocess.TimeoutExpired:
+                if deadline is not None and time.monotonic() > deadline:
+                    raise OcrSetupError(f"olmocr did not finish within {timeout:.0f} s; see {log_path}") from None
+                if not bar.disable:
+                    with contextlib.suppress(Exception):  # the queue files may be mid-write: next poll
+                        bar.n = min(len(todo), len(done_paths(workspace) - already))
+                        bar.refresh()
+
+
+def _end(proc: subprocess.Popen[bytes]) -> None:
+    if proc.poll() is None:
+        proc.kill()
+        proc.wait()
 
 
 def _no_proxy() -> str:

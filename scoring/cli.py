@@ -10,6 +10,9 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from core.llm.types import LLMError
+from core.progress import set_output
+from core.redaction import redact
 from core.store import WorkspaceBusyError
 from scoring.aggregate import DEFAULT_BOOTSTRAP_SAMPLES
 from scoring.curation import (
@@ -58,6 +61,24 @@ def _positive(text: str) -> int:
     return value
 
 
+EXAMPLES = """examples:
+  python -m scoring --responses tests/data/sob_eval/images_responses --output-root evaluation
+  python -m scoring --release workspace/releases/default/0.1.0 --predictions gpt-4o.jsonl --predictions gemini.jsonl
+  python -m scoring --release DIR --predictions preds/ --output-root evaluation
+  python -m scoring --release DIR --curation --workspace workspace
+"""
+
+
+class _RawEpilogFormatter(argparse.HelpFormatter):
+    """Wraps the description as usual, but prints the examples line by line as written."""
+
+    def add_text(self, text: str | None) -> None:
+        if text is EXAMPLES:
+            self._add_item(lambda: text, [])
+        else:
+            super().add_text(text)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m scoring",
@@ -66,6 +87,8 @@ def build_parser() -> argparse.ArgumentParser:
         "(--responses), or predictions on a release (--release, --predictions); with ExtractBench field "
         "presets and STED; and report curation numbers: suspect ground truths, draft-to-final agreement, "
         "output budget, array order, ambiguous questions.",
+        epilog=EXAMPLES,
+        formatter_class=_RawEpilogFormatter,
     )
     parser.add_argument(
         "--responses",
@@ -135,6 +158,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--seed", type=int, default=42, help="bootstrap seed (default 42)")
     parser.add_argument("--output", type=Path, metavar="FILE", help="write the full report as JSON here")
     parser.add_argument("--json", action="store_true", help="print the full report as JSON instead of tables")
+    parser.add_argument("--quiet", action="store_true", help="no progress bars (drawn only on a terminal anyway)")
+    parser.add_argument("--verbose", action="store_true", help="show the log lines of the libraries used (httpx)")
     sus = parser.add_argument_group("suspect ground truths (with --predictions from several reference models)")
     sus.add_argument(
         "--suspects",
@@ -489,6 +514,7 @@ def _ambiguity(args: argparse.Namespace) -> dict[str, Any]:
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    set_output(quiet=args.quiet, verbose=args.verbose)
     _check(args, parser)
     report: dict[str, Any] = {}
     try:
@@ -521,8 +547,8 @@ def main(argv: list[str] | None = None) -> int:
             args.output.write_text(
                 json.dumps(report, indent=2, ensure_ascii=False, default=str) + "\n", encoding="utf-8"
             )
-    except (ScoringInputError, ResponseFileError, OSError, WorkspaceBusyError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
+    except (ScoringInputError, ResponseFileError, OSError, WorkspaceBusyError, LLMError) as exc:
+        print(f"error: {redact(str(exc))}", file=sys.stderr)  # LLMError: no key for the draft model, say what to set
         return 2
     if args.json:
         print(json.dumps(report, indent=2, ensure_ascii=False, default=str))

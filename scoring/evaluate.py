@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from core.progress import tracked
 from scoring.aggregate import DEFAULT_BOOTSTRAP_SAMPLES, summarize
 from scoring.fields import MISSING, EvaluationConfigError, FieldReport, score_fields
 from scoring.inputs import Predictions, Release, ScoringInputError
@@ -139,8 +140,10 @@ def check_matches(release: Release, predictions: Predictions) -> None:
 def score_models(release: Release, predictions: Predictions, options: ScoringOptions = SOB_RULES) -> list[ModelResult]:
     check_matches(release, predictions)
     references = build_references(release, options)
+    models = sorted(predictions.by_model.items())
     return [
-        score_model(release, references, model, responses) for model, responses in sorted(predictions.by_model.items())
+        score_model(release, references, model, responses)
+        for model, responses in tracked(models, "score", total=len(models), unit="model")
     ]
 
 

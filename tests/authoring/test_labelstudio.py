@@ -409,9 +409,12 @@ def test_validation_failures_are_bounced_with_feedback(store: Store, ls_session)
     assert ls.bounce_validation_failures(store, ls_session, "hotpotqa") == 0
 
 
-def test_sync_pushes_and_pulls_in_one_run(store: Store, ls_session) -> None:
+def test_sync_pushes_and_pulls_in_one_run(store: Store, ls_session, capsys, monkeypatch) -> None:
+    monkeypatch.setenv("SOB_PROGRESS", "1")  # stderr is captured, not a terminal: force the bars on
     load(store, make_items(2, source="ami"))
     first = ls.sync(store, ls_session, "ami")
+    err = capsys.readouterr().err
+    assert "label studio push (ami)" in err and "label studio pull (ami)" in err
     assert first.push.pushed == 2 and first.pull.tasks_seen == 0 and first.url.endswith("/data")
     annotate(ls_session, task_of(store, ls_session, "ami-001", source="ami"), question="Who directed it?")
     load(store, make_items(3, source="ami"))

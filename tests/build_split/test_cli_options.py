@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from build_split.cli import main
+from core.store import Store
 from exports.versions import parse_version
 
 
@@ -35,4 +36,5 @@ def test_refused_at_the_cli(
 def test_versions_the_release_writer_takes_pass_the_cli(version: str, tmp_path: Path) -> None:
     parse_version(version)
     # --status reads the store without building anything: the version check alone is under test.
+    Store.open(tmp_path / "ws").close()  # --status reads an existing store, it never creates one
     assert main(["--source", "hotpotqa", "--workspace", str(tmp_path / "ws"), "--release", version, "--status"]) == 0

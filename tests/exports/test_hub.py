@@ -11,10 +11,11 @@ import datasets
 import huggingface_hub
 import pytest
 import yaml
+from huggingface_hub import DatasetCard
 from huggingface_hub.utils import disable_progress_bars
 
 from exports.columns import column_names
-from exports.hub import PublishError, Target, parse_readme, parse_target, publish_release, tag_name
+from exports.hub import HubUnavailableError, PublishError, Target, parse_readme, parse_target, publish_release, tag_name
 from tests.exports.hub_fake import FakeHub
 
 datasets.disable_progress_bars()
@@ -48,6 +49,12 @@ def push(hub: FakeHub, release: Path, **kwargs):
     return result, "\n".join(lines)
 
 
+def data_name(release: Path, split: str) -> str:
+    """The name of a split's data file in a release (content-addressed)."""
+    (path,) = (release / "data").glob(f"{split}-*.parquet")
+    return path.name
+
+
 def front_matter(text: str) -> dict:
     return yaml.safe_load(text.split("---\n", 2)[1])
 
@@ -67,18 +74,19 @@ def test_first_push_then_another_config_leaves_the_first_alone(hub, releases):
     assert len(repo.commits) == 2  # the Hub's initial commit, then the release: one commit
     assert repo.tags["v1.0.0"][0] == result.commit == repo.head.oid
     files = hub.files(REPO)
+    first = releases["default-1.0.0"]
     assert sorted(owned(files, "default")) == [
-        "data/default/test-00000-of-00001.parquet",
-        "data/default/train-00000-of-00001.parquet",
-        "data/default/validation-00000-of-00001.parquet",
+        f"data/default/{data_name(first, 'test')}",
+        f"data/default/{data_name(first, 'train')}",
+        f"data/default/{data_name(first, 'validation')}",
         "meta/default/manifest.json",
         "meta/default/plots/funnel.png",
         "meta/default/plots/judge_scores.png",
         "meta/default/plots/schema_complexity.png",
     ]
     for name in ("train", "validation", "test"):
-        local = (releases["default-1.0.0"] / "data" / f"{name}-00000-of-00001.parquet").read_bytes()
-        assert files[f"data/default/{name}-00000-of-00001.parquet"] == local
+        local = (first / "data" / data_name(first, name)).read_bytes()
+        assert files[f"data/default/{data_name(first, name)}"] == local
     assert hub.count("PUT", r"^/_lfs/") == 6  # parquet and PNG went through the LFS batch API
     assert "published default 1.0.0" in out and "tag v1.0.0" in out
 
@@ -92,8 +100,14 @@ def test_first_push_then_another_config_leaves_the_first_alone(hub, releases):
     assert meta["configs"][0] == default_entry[0]
     assert meta["configs"][1] == {
         "config_name": "image",
-        "data_files": [{"split": "train", "path": "data/image/train-*.parquet"}],
+        "data_files": [{"split": "train", "path": f"data/image/{data_name(releases['image-1.0.0'], 'train')}"}],
     }
+    infos = meta["dataset_info"]  # every config keeps its features and sizes
+    assert [i["config_name"] for i in infos] == ["default", "image"]
+    assert infos[0] == front_matter(readme(before))["dataset_info"][0]
+    assert infos[1] == {**front_matter((releases["image-1.0.0"] / "README.md").read_text())["dataset_info"]}
+    assert [f["name"] for f in infos[1]["features"]] == column_names("olmocr")
+    assert DatasetCard(readme(after)).data.dataset_info == infos
     assert parse_readme(readme(after)).sections["default"] == default_section
     assert meta["license"] == ["cc-by-sa-4.0", "odc-by"]
     assert repo.tags["image-v1.0.0"][0] == image.commit == repo.head.oid
@@ -155,7 +169,7 @@ def test_commit_whose_answer_was_lost_is_not_made_twice(hub, releases):
     assert len(repo.commits) == 3  # init, default, image: exactly one commit for the image release
     assert result.status == "tagged" and result.attempts == 3
     assert repo.tags["image-v1.0.0"][0] == repo.head.oid == result.commit
-    assert "data/image/train-00000-of-00001.parquet" in hub.files(REPO, "image-v1.0.0")
+    assert f"data/image/{data_name(releases['image-1.0.0'], 'train')}" in hub.files(REPO, "image-v1.0.0")
 
 
 def test_errors_that_are_not_transient_are_not_retried(hub, releases):
@@ -169,7 +183,7 @@ def test_dry_run_prints_the_commit_and_changes_nothing(hub, releases):
     result, out = push(hub, releases["default-1.0.0"], dry_run=True, private=True)
     assert result.status == "dry-run" and REPO not in hub.repos
     assert "create the repo (private)" in out and "one commit: Release default 1.0.0" in out
-    assert "add     data/default/train-00000-of-00001.parquet" in out and "tag v1.0.0" in out
+    assert f"add     data/default/{data_name(releases['default-1.0.0'], 'train')}" in out and "tag v1.0.0" in out
     assert not [r for r in hub.requests if r[0] in ("POST", "PUT")]
 
     push(hub, releases["default-1.0.0"])
@@ -204,7 +218,9 @@ def test_folder_target_holds_exactly_the_repo_files_and_loads(hub, releases, tmp
         assert result.status == "published"
     on_hub = {p: b for p, b in hub.files(REPO).items() if p != ".gitattributes"}  # the Hub adds it on creation
     in_folder = {str(p.relative_to(folder)): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
-    tags = json.loads(in_folder.pop("tags.json"))["tags"]
+    tags_doc = json.loads(in_folder.pop("tags.json"))
+    assert tags_doc["target"] == "local folder"  # its commit ids are folder tree ids, and it says so
+    tags = tags_doc["tags"]
     assert in_folder == on_hub
     assert set(tags) == set(hub.repo(REPO).tags) == {"v1.0.0", "image-v1.0.0", "v1.1.0"}
     assert tags["v1.1.0"]["version"] == "1.1.0" and tags["image-v1.0.0"]["config"] == "image"
@@ -230,7 +246,7 @@ def test_folder_target_holds_exactly_the_repo_files_and_loads(hub, releases, tmp
 def test_modified_release_is_not_published(releases, tmp_path):
     release = tmp_path / "copy"
     shutil.copytree(releases["default-1.0.0"], release)
-    target = release / "data" / "test-00000-of-00001.parquet"
+    target = release / "data" / data_name(release, "test")
     assert not target.stat().st_mode & 0o222  # written releases are read-only
     target.chmod(0o644)
     target.write_bytes(target.read_bytes() + b"x")
@@ -265,3 +281,25 @@ def test_folder_target_never_replaces_a_file_it_did_not_write(releases, tmp_path
         publish_release(releases["default-1.0.0"], str(fresh), echo=lambda _: None)
     assert (fresh / data).read_bytes().startswith(b"the curator's own file")
     assert not (fresh / "tags.json").exists()
+
+
+def test_a_hub_that_cannot_be_reached_fails_at_once_as_a_network_failure(releases, monkeypatch):
+    import socket
+
+    with socket.socket() as sock:  # a port on this machine where nothing listens: connection refused
+        sock.bind(("127.0.0.1", 0))
+        endpoint = f"http://127.0.0.1:{sock.getsockname()[1]}"
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", False)
+    monkeypatch.setenv("HF_TOKEN", "hf_not_a_real_token")
+    lines: list[str] = []
+    with pytest.raises(HubUnavailableError, match="could not be reached") as caught:
+        publish_release(releases["default-1.0.0"], REPO, endpoint=endpoint, echo=lines.append, sleep=pytest.fail)
+    assert not lines  # no retry loop on a refused connection
+    assert "hf_not_a_real_token" not in str(caught.value)
+
+
+def test_transient_errors_past_the_retries_are_a_network_failure(hub, releases):
+    hub.fail("POST", r"/commit/", status=503, times=3)
+    with pytest.raises(HubUnavailableError, match="failed 3 times on transient Hub errors"):
+        push(hub, releases["default-1.0.0"], retries=2)
+    assert hub.count("POST", r"/commit/") == 3

@@ -13,6 +13,7 @@ import pytest
 import yaml
 
 from core.store import Store
+from exports.features import release_features
 from exports.hub import split_front_matter
 from exports.load import load_release
 from exports.release import ReleaseError, write_release
@@ -42,24 +43,41 @@ def test_two_releases_with_one_version_name_load_as_themselves(
         loaded = datasets.load_dataset(str(folder), cache_dir=cache)
         assert {k: v.num_rows for k, v in loaded.items()} == manifest_splits(folder)
         assert all(row["source_id"].startswith(f"hotpotqa-{folder.parents[3].name}") for row in loaded["train"])
-    front, _ = split_front_matter((second / "README.md").read_text())
+        for part in loaded.values():  # exactly the declared features, nothing inferred
+            assert part.features == release_features("hotpotqa")
+            assert part.features == datasets.Features._from_yaml_list(front_of(folder)["dataset_info"]["features"])
+    front = front_of(second)
     assert {s["name"]: s["num_examples"] for s in front["dataset_info"]["splits"]} == manifest_splits(second)
-    assert front["configs"][0]["description"].startswith("content sha256 ")
+    # the cache is kept apart by the data files' content-addressed names, not by a key of our own
+    assert [set(c) for c in front["configs"]] == [{"config_name", "data_files"}]
+    assert front_of(first)["configs"][0]["data_files"] != front["configs"][0]["data_files"]
     for folder in (first, second):
         assert {k: v.num_rows for k, v in load_release(folder, cache_dir=cache).items()} == manifest_splits(folder)
     test = load_release(second, split="test", cache_dir=cache)
     assert test.num_rows == manifest_splits(second)["test"]
 
 
+def front_of(folder: Path) -> dict:
+    return split_front_matter((folder / "README.md").read_text())[0]
+
+
 def strip_to_an_old_card(folder: Path) -> None:
-    """A release written before cards carried their sizes and hash (its manifest updated to match)."""
+    """A release written before cards carried their sizes and data files were content-addressed (its
+    manifest updated to match): `data/<split>-00000-of-00001.parquet`, found by a glob."""
     card, manifest_path = folder / "README.md", folder / "manifest.json"
     front, body = split_front_matter(card.read_text())
     front.pop("dataset_info")
-    front["configs"][0].pop("description")
+    for entry in front["configs"][0]["data_files"]:
+        entry["path"] = f"data/{entry['split']}-*.parquet"
     text = "---\n" + yaml.safe_dump(front, sort_keys=False, allow_unicode=True) + "---\n" + body
     manifest = json.loads(manifest_path.read_text())
     manifest["card_sha256"] = hashlib.sha256(text.encode()).hexdigest()
+    renamed = {}
+    for name, info in manifest["files"].items():
+        old = f"data/{info['split']}-00000-of-00001.parquet"
+        (folder / name).rename(folder / old)
+        renamed[old] = info
+    manifest["files"] = renamed
     for path in (card, manifest_path):
         path.chmod(0o644)
     card.write_text(text)
@@ -84,7 +102,7 @@ def test_the_loader_helper_refuses_a_modified_release(
     tmp_path: Path, factory: SimpleNamespace, judge_kwargs: dict
 ) -> None:
     first, second = two_releases_of_one_version(tmp_path, factory, judge_kwargs)
-    data = first / "data" / "test-00000-of-00001.parquet"
+    (data,) = (first / "data").glob("test-*.parquet")
     data.chmod(0o644)
     data.write_bytes(data.read_bytes() + b"\0")
     with pytest.raises(ReleaseError, match="modified after it was written"):

@@ -124,3 +124,22 @@ def test_help_states_the_target_rule(capsys):
     text = " ".join(capsys.readouterr().out.split())
     assert "OWNER/NAME (exactly one '/', not starting with '.', '/' or '~') is a Hugging Face dataset repo" in text
     assert "--diff V1 V2" in text and "--dry-run" in text and "HF_TOKEN" in text
+
+
+def test_a_hub_that_cannot_be_reached_exits_with_the_network_code(tmp_path, monkeypatch, capsys):
+    import socket
+
+    from build_split.exit_codes import NETWORK
+
+    with socket.socket() as sock:  # a port where nothing listens: the connection is refused
+        sock.bind(("127.0.0.1", 0))
+        endpoint = f"http://127.0.0.1:{sock.getsockname()[1]}"
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", False)
+    monkeypatch.setattr(huggingface_hub.constants, "ENDPOINT", endpoint)
+    monkeypatch.setenv("HF_TOKEN", "hf_unused_token_for_the_test")
+    ws = str(tmp_path / "ws")
+    args = ["--source", "hotpotqa", "--sample", "--workspace", ws, "--release", "0.1.0", "--allow-unreviewed"]
+    assert main([*args, "--push", "curators/sob"]) == NETWORK != 2
+    err = capsys.readouterr().err
+    assert "could not be reached" in err and "hf_unused_token_for_the_test" not in err
+    assert (tmp_path / "ws" / "releases" / "default" / "0.1.0" / "manifest.json").is_file()  # the release stays

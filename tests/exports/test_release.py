@@ -23,7 +23,8 @@ from exports import (
     compute_split,
     write_release,
 )
-from exports.card import content_sha256
+from exports.card import validate_card
+from exports.features import release_features
 
 datasets.disable_progress_bars()
 
@@ -35,6 +36,12 @@ def load(release_dir, tmp_path, **kwargs):
 def front_matter(card: str) -> dict:
     assert card.startswith("---\n")
     return yaml.safe_load(card.split("---\n", 2)[1])
+
+
+def data_file(release, split):
+    """The one data file of a split (its name carries its content's SHA-256)."""
+    (path,) = (release / "data").glob(f"{split}-*.parquet")
+    return path
 
 
 def tree_bytes(folder) -> dict[str, bytes]:
@@ -56,10 +63,11 @@ def test_release_round_trip(store, workspace, tmp_path, factory, judge_kwargs):
     }
     assert result.counts == expected and result.total == 60
     assert all(expected.values()), expected  # the fixture ids land in every split
-    assert sorted(p.name for p in (result.path / "data").iterdir()) == [
-        "test-00000-of-00001.parquet",
-        "train-00000-of-00001.parquet",
-        "validation-00000-of-00001.parquet",
+    data_files = sorted((result.path / "data").iterdir())
+    # content-addressed names: a data file is named after its content's SHA-256
+    assert [(p.name.split("-")[0], p.name.split("-")[1]) for p in data_files] == [
+        (split, hashlib.sha256(p.read_bytes()).hexdigest()[:16] + ".parquet")
+        for split, p in zip(("test", "train", "validation"), data_files, strict=True)
     ]
     assert not list(result.path.parent.glob(".tmp-*"))
 
@@ -105,18 +113,23 @@ def test_release_round_trip(store, workspace, tmp_path, factory, judge_kwargs):
     meta = front_matter(card)
     files = json.loads((result.path / "manifest.json").read_text())["files"]
     assert meta["license"] == "cc-by-sa-4.0"
+    file_of = {info["split"]: name for name, info in files.items()}
     assert meta["configs"] == [
         {
             "config_name": "default",
-            "data_files": [
-                {"split": "train", "path": "data/train-*.parquet"},
-                {"split": "validation", "path": "data/validation-*.parquet"},
-                {"split": "test", "path": "data/test-*.parquet"},
-            ],
-            "description": f"content sha256 {content_sha256(files)}",
+            "data_files": [{"split": split, "path": file_of[split]} for split in ("train", "validation", "test")],
         }
     ]
-    assert [(s["name"], s["num_examples"]) for s in meta["dataset_info"]["splits"]] == list(expected.items())
+    info = meta["dataset_info"]
+    assert [(s["name"], s["num_examples"]) for s in info["splits"]] == list(expected.items())
+    assert datasets.Features._from_yaml_list(info["features"]) == release_features("hotpotqa")
+    for split_info in info["splits"]:  # num_bytes: the split's Arrow size, as `datasets` computes it
+        path = str(result.path / file_of[split_info["name"]])
+        plain = load("parquet", tmp_path, data_files={"x": path}, split="x")
+        assert split_info["num_bytes"] == plain.info.splits["x"].num_bytes
+    assert info["dataset_size"] == sum(s["num_bytes"] for s in info["splits"])
+    assert info["download_size"] == sum((result.path / name).stat().st_size for name in files)
+    validate_card(card)
     assert meta["pretty_name"] and "question-answering" in meta["task_categories"]
     for text in ("ground_truth_invalid", "faithfulness_below_threshold", "bad_json", "heuristic", "**60**"):
         assert text in card, text
@@ -180,7 +193,7 @@ def test_changed_records_under_same_version_is_refused(store, workspace, factory
 def test_split_assignments_are_sticky(store, workspace, monkeypatch, factory, judge_kwargs):
     factory.add_records(store, "hotpotqa", range(40))
     first = write_release(store, "hotpotqa", "1.0.0", workspace, **judge_kwargs)
-    test_ids = set(pq.read_table(first.path / "data" / "test-00000-of-00001.parquet")["record_id"].to_pylist())
+    test_ids = set(pq.read_table(data_file(first.path, "test"))["record_id"].to_pylist())
     assert test_ids
 
     # Even if the formula changes (everything to train), released records keep their split.
@@ -189,9 +202,9 @@ def test_split_assignments_are_sticky(store, workspace, monkeypatch, factory, ju
     second = write_release(store, "hotpotqa", "1.1.0", workspace, **judge_kwargs)
 
     assert second.parent == "1.0.0" and second.new_split_assignments == 20
-    test_now = set(pq.read_table(second.path / "data" / "test-00000-of-00001.parquet")["record_id"].to_pylist())
+    test_now = set(pq.read_table(data_file(second.path, "test"))["record_id"].to_pylist())
     assert test_now == test_ids
-    train_now = set(pq.read_table(second.path / "data" / "train-00000-of-00001.parquet")["record_id"].to_pylist())
+    train_now = set(pq.read_table(data_file(second.path, "train"))["record_id"].to_pylist())
     assert {r.record_id for r in new} <= train_now
     manifest = json.loads((second.path / "manifest.json").read_text())
     assert manifest["parent_version"] == "1.0.0"
@@ -209,7 +222,7 @@ def test_crash_mid_write_leaves_no_release(store, workspace, monkeypatch, factor
     factory.add_records(store, "hotpotqa", range(10))
     stale = workspace / "releases" / "default" / ".tmp-0.9.0-crashed"
     (stale / "data").mkdir(parents=True)
-    (stale / "data" / "train-00000-of-00001.parquet").write_bytes(b"half")
+    (stale / "data" / ".train.parquet.partial").write_bytes(b"half")
 
     def boom(**kwargs):
         raise RuntimeError("disk full while rendering the card")
@@ -265,13 +278,15 @@ def test_empty_splits_keep_their_columns(store, workspace, tmp_path, monkeypatch
     factory.add_records(store, "hotpotqa", range(5))
     result = write_release(store, "hotpotqa", "1.0.0", workspace, **judge_kwargs)
     assert result.counts == {"train": 5, "validation": 0, "test": 0}
-    empty = pq.read_table(result.path / "data" / "test-00000-of-00001.parquet")
+    empty = pq.read_table(data_file(result.path, "test"))
     assert empty.num_rows == 0 and empty.schema.equals(arrow_schema("hotpotqa"))
     assert str(empty.schema.field("grounded_fraction").type) == "double"
     # `datasets` cannot load a split without rows, so the card lists only the others and the
     # config still loads.
     card = (result.path / "README.md").read_text(encoding="utf-8")
-    assert front_matter(card)["configs"][0]["data_files"] == [{"split": "train", "path": "data/train-*.parquet"}]
+    train = f"data/{data_file(result.path, 'train').name}"
+    assert front_matter(card)["configs"][0]["data_files"] == [{"split": "train", "path": train}]
+    assert [s["name"] for s in front_matter(card)["dataset_info"]["splits"]] == ["train"]
     assert "`validation`, `test` are empty in this version" in card
     ds = load(result.path, tmp_path)
     assert list(ds) == ["train"] and ds["train"].column_names == column_names("hotpotqa")
@@ -286,12 +301,13 @@ def test_image_and_audio_configs(store, workspace, factory, judge_kwargs):
 
     assert image.path == workspace / "releases" / "image" / "1.0.0" and image.counts == {"train": 9}
     assert audio.path == workspace / "releases" / "audio" / "1.0.0" and audio.counts == {"train": 4}
-    assert [p.name for p in (image.path / "data").iterdir()] == ["train-00000-of-00001.parquet"]
+    assert [p.name for p in (image.path / "data").iterdir()] == [data_file(image.path, "train").name]
 
-    image_table = pq.read_table(image.path / "data" / "train-00000-of-00001.parquet")
+    image_table_name = data_file(image.path, "train").name
+    image_table = pq.read_table(data_file(image.path, "train"))
     assert image_table.column_names == column_names("olmocr")
     assert image_table.column_names[9:11] == ["source_pdf", "source_category"]
-    audio_table = pq.read_table(audio.path / "data" / "train-00000-of-00001.parquet")
+    audio_table = pq.read_table(data_file(audio.path, "train"))
     assert audio_table.column_names[9:11] == ["meeting_id", "num_speakers"]
     assert str(audio_table.schema.field("num_speakers").type) == "int64"
     assert sorted(audio_table["num_speakers"].to_pylist()) == [3, 3, 4, 4]
@@ -300,10 +316,7 @@ def test_image_and_audio_configs(store, workspace, factory, judge_kwargs):
     meta = front_matter(image_card)
     assert meta["license"] == "odc-by"
     [entry] = meta["configs"]
-    assert entry["config_name"] == "image" and entry["data_files"] == [
-        {"split": "train", "path": "data/train-*.parquet"}
-    ]
-    assert entry["description"].startswith("content sha256 ")  # keys the datasets cache: see test_load_release
+    assert entry == {"config_name": "image", "data_files": [{"split": "train", "path": f"data/{image_table_name}"}]}
     assert [(s["name"], s["num_examples"]) for s in meta["dataset_info"]["splits"]] == [("train", 9)]
     assert "| academic | 6 |" in image_card and "| legal | 3 |" in image_card
     assert json.loads((image.path / "manifest.json").read_text())["statistics"]["source_categories"] == {

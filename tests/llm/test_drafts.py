@@ -200,3 +200,14 @@ def test_the_real_validator_accepts_a_good_draft(fake_gemini: FakeGemini, make_g
     drafts = load_drafts(store.con, "hotpotqa")
     assert sum(counts.values()) == 1 and isinstance(drafts["h1"], Draft)
     assert counts.get("drafted", 0) + counts.get("drafted_after_retry", 0) + counts.get("no_draft_invalid", 0) == 1
+
+
+def test_drafting_shows_its_progress(
+    fake_gemini: FakeGemini, make_gemini_client, store: Store, capsys, monkeypatch
+) -> None:
+    monkeypatch.setenv("SOB_PROGRESS", "1")  # stderr is captured, not a terminal: force the bar on
+    store.upsert_source_items([hotpot()])
+    fake_gemini.answer = lambda req: reply("A reworded question?", GOOD_SCHEMA, GOOD_TRUTH)
+    client = make_gemini_client(fake_gemini, store=store, model="gemini-2.5-flash")
+    assert run_drafting(store, "hotpotqa", client) == {"drafted": 1}
+    assert f"draft ({client.name})" in capsys.readouterr().err

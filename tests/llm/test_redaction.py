@@ -123,6 +123,7 @@ def test_a_draft_error_is_stored_without_the_key(fake_gemini: FakeGemini, make_g
 
 def test_a_key_given_on_the_command_line_is_masked_too(tmp_path: Path) -> None:
     ws = tmp_path / "ws"
+    Store.open(ws).close()  # --status reads an existing store, it never creates one
     assert main(["--source", "hotpotqa", "--workspace", str(ws), "--status", "--label-studio-api-key", LS_KEY]) == 0
     with Store.open(ws) as store:
         store.add_import_rejections(

@@ -197,8 +197,11 @@ def test_an_endpoint_that_does_not_answer_is_a_clear_error(tmp_path: Path) -> No
 # -- the real pipeline on the CPU ---------------------------------------------------------------
 
 
-def test_olmocr_pipeline_runs_on_the_cpu_endpoint_and_resumes(test_data: Path, tmp_path: Path) -> None:
+def test_olmocr_pipeline_runs_on_the_cpu_endpoint_and_resumes(
+    test_data: Path, tmp_path: Path, capsys, monkeypatch
+) -> None:
     require("tesseract", "pdftoppm")
+    monkeypatch.setenv("SOB_PROGRESS", "1")  # stderr is captured, not a terminal: force the OCR bar on
     pdfs_dir = test_data / "olmocr_bench" / "pdfs"
     pdfs = {
         "multi_column_miss.pdf": pdfs_dir / "multi_column_miss.pdf",
@@ -212,6 +215,7 @@ def test_olmocr_pipeline_runs_on_the_cpu_endpoint_and_resumes(test_data: Path, t
     assert "Corporate social responsibility and the tobacco industry" in text.markdown
     assert run.results["blank_book_pg1.pdf"].error_code == "ocr_empty"
     assert list((ws / "results").glob("output_*.jsonl")) and (ws / "markdown").is_dir()
+    assert "ocr (cpu)" in capsys.readouterr().err  # olmocr logs to a file: the bar is the run's progress
     # the workspace is resumable: a second run OCRs nothing and reads the same results back
     again = run_olmocr(pdfs, ws, server="cpu")
     assert again.pages_submitted == 0 and again.log_path is None
@@ -231,3 +235,15 @@ def test_olmocr_pipeline_against_a_running_endpoint_url(tmp_path: Path) -> None:
     assert run.server == server.url and result.error is None
     assert "| F2 | Brannock Point | 08:00 | 18:30 | 6.20 |" in result.markdown
     assert f"--server {server.url}" in run.log_path.read_text().splitlines()[0]
+
+
+def test_an_ocr_run_past_its_timeout_is_killed_and_named(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    from loaders.ocr import OcrSetupError, _wait_with_progress
+
+    proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    with pytest.raises(OcrSetupError, match="did not finish within 1 s"):
+        _wait_with_progress(proc, tmp_path, {"a.pdf": tmp_path / "a.pdf"}, set(), "cpu", 1.0, tmp_path / "x.log")
+    assert proc.poll() is not None  # no olmocr process is left behind

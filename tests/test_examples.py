@@ -1,0 +1,247 @@
+"""Every example command works as written: those in `--help` of the three CLIs and in the README's bash blocks.
+
+The commands of each document (each `--help`, the README) run in the order a reader meets them, by bash, in a
+folder of their own that stands for a user's checkout: the files the examples name (`hotpot_dev_distractor_v1.json`,
+`bench_data`, `cases.jsonl`, `DIR`, ...) are the repository's samples put there under those names, `python` is
+this virtualenv's, and nothing reaches the network: `GEMINI_API_KEY=...` examples talk to the local Gemini stand-in
+and `HF_TOKEN=...` ones to the local Hub stand-in.
+`EXAMPLES` says, for every command, that it runs or why it is skipped; a new or changed example without an entry
+fails the first test, so none is left out silently.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pyarrow.parquet as pq
+
+from tests.ci import missing as missing_part
+from tests.exports.hub_fake import FakeHub
+from tests.llm.fakes import FakeGemini
+
+ROOT = Path(__file__).resolve().parents[1]
+CLIS = ("build_split", "scoring", "judge.calibrate")
+RUN = None  # an example that runs
+
+SKIP_INSTALL = "installs the toolkit itself (creates .venv, apt, Label Studio): CI's .ci/run runs it on a clean machine"
+SKIP_BENCH = "a speed benchmark (minutes, 25,000 records): figures are measured by hand, not in tests"
+SKIP_GPU = "needs a CUDA GPU and the olmOCR model weights"
+SKIP_HUB_DOWNLOAD = "downloads a source data set from the Hugging Face Hub: no local stand-in serves data set files"
+SKIP_LABEL_STUDIO = "starts a Label Studio server: covered by tests/authoring/test_labelstudio_cli.py"
+SKIP_FULL_DATA = (
+    "a 5,000-record test split needs an LLM-judged workspace of more records than the samples hold (offline, the "
+    "sample's heuristic-only release is refused without --allow-unreviewed)"
+)
+SKIP_DRAFT_KEY = (
+    "asks the draft model with the key of the reader's environment (GEMINI_API_KEY); without one it stops with "
+    "`error: cannot start the Gemini client ... Set GEMINI_API_KEY` (tests/scoring cover --ambiguity on a stand-in)"
+)
+
+# Every example, in reading order: RUN or the reason it is skipped.
+EXAMPLES: dict[str, str | None] = {
+    # python -m build_split --help
+    "python -m build_split --source hotpotqa --sample --release 0.1.0 --allow-unreviewed": RUN,
+    "python -m build_split --source hotpotqa --input hotpot_dev_distractor_v1.json --limit 500 --seed 1": RUN,
+    "python -m build_split --source hotpotqa --authored curators.jsonl --release 0.2.0 --allow-unreviewed": RUN,
+    "python -m build_split --source ami --sample --release 0.1.0 --allow-unreviewed": RUN,
+    "python -m build_split --source olmocr --input bench_data --category tables --ocr-server cpu": RUN,
+    "python -m build_split --source hotpotqa --status": RUN,
+    "python -m build_split --source hotpotqa --release 0.2.0 --allow-unreviewed --push ./hub-preview": RUN,
+    "HF_TOKEN=... python -m build_split --source hotpotqa --release 0.2.0 --allow-unreviewed "
+    "--push owner/sob-structured --dry-run": RUN,
+    "python -m build_split --source hotpotqa --diff 0.1.0 0.2.0": RUN,
+    # python -m judge.calibrate --help
+    "python -m judge.calibrate --cases tests/data/calibration/cases.jsonl --judge heuristic": RUN,
+    "python -m judge.calibrate --cases tests/data/calibration/hotpotqa.jsonl --cases tests/data/calibration/ami.jsonl "
+    "--cases tests/data/calibration/olmocr.jsonl --source hotpotqa "
+    "--input tests/data/hotpotqa/hotpot_dev_distractor_v1.sample.json --judge heuristic --split test": RUN,
+    "python -m judge.calibrate --cases cases.jsonl --judge heuristic --threshold 70 --show wrong-released": RUN,
+    "GEMINI_API_KEY=... python -m judge.calibrate --cases cases.jsonl --source hotpotqa "
+    "--input hotpot_dev_distractor_v1.json --judge gemini --prefilter --output calibration.json": RUN,
+    # README
+    "make demo": SKIP_INSTALL,
+    "make test": SKIP_INSTALL,
+    "python -m build_split --source olmocr --sample --release 0.1.0 --allow-unreviewed": RUN,
+    "GEMINI_API_KEY=... python -m build_split --source hotpotqa --prefilter --release 0.2.0": RUN,
+    "python -m build_split --source ami --from-hub --max-context-tokens 8000": SKIP_HUB_DOWNLOAD,
+    "python -m build_split --source hotpotqa --rejections": RUN,
+    "python -m build_split --help": RUN,
+    "python -m build_split --source olmocr --input bench_data --mix sob --ocr-server cpu --start-label-studio "
+    "--keep-label-studio": SKIP_LABEL_STUDIO,
+    "python -m build_split --source olmocr --from-hub --category-quota headers_footers=67,tables=33 --limit 50 "
+    "--seed 1": SKIP_HUB_DOWNLOAD,
+    "pip install 'olmocr[gpu]'": SKIP_GPU,
+    "vllm serve allenai/olmOCR-2-7B-1025-FP8 --served-model-name olmocr --max-model-len 16384 "
+    "--limit-mm-per-prompt '{\"video\": 0}' --port 8000": SKIP_GPU,
+    "python -m build_split --source olmocr --input bench_data --mix sob --ocr-server http://GPU-HOST:8000/v1": SKIP_GPU,
+    "python -m judge.calibrate --cases tests/data/calibration/cases.jsonl --judge heuristic --show wrong-released "
+    "--output calibration.json": RUN,
+    "python -m build_split --source hotpotqa --sample --release 0.3.0 --allow-unreviewed "
+    "--calibration calibration.json": RUN,
+    "python -m scoring --responses tests/data/sob_eval/images_responses --output-root evaluation": RUN,
+    "python -m scoring --release workspace/releases/default/0.1.0 --predictions gpt-4o.jsonl "
+    "--predictions gemini.jsonl": RUN,
+    "python -m scoring --release DIR --predictions preds/ --output-root evaluation": RUN,
+    "python -m scoring --release DIR --predictions a.jsonl --predictions b.jsonl --predictions c.jsonl --suspects "
+    "--workspace workspace": RUN,
+    "python -m scoring --release DIR --curation --workspace workspace": RUN,
+    "python -m scoring --ambiguity --workspace workspace --source hotpotqa --sample-drafts 3": SKIP_DRAFT_KEY,
+    "python -m build_split --source hotpotqa --release 0.2.0 --test-size 5000": SKIP_FULL_DATA,
+    ".venv/bin/python benchmarks/bench_text_pipeline.py --records 25000": SKIP_BENCH,
+    ".venv/bin/python benchmarks/bench_ami.py": SKIP_BENCH,
+    ".venv/bin/python benchmarks/bench_ocr.py --ocr-server cpu": SKIP_BENCH,
+    ".venv/bin/python benchmarks/bench_llm_judge.py": SKIP_BENCH,
+    ".venv/bin/python benchmarks/bench_llm_outage.py": SKIP_BENCH,
+    ".venv/bin/python benchmarks/bench_labelstudio.py": SKIP_BENCH,
+    ".venv/bin/python benchmarks/bench_release.py": SKIP_BENCH,
+    ".venv/bin/python benchmarks/bench_scoring.py": SKIP_BENCH,
+}
+
+
+def _commands(text: str) -> list[str]:
+    """Shell commands of a block: `\\` continuations joined, comments and blank lines dropped, spaces collapsed."""
+    commands = []
+    for line in re.sub(r"\\\n", " ", text).splitlines():
+        words = shlex.split(line, comments=True)
+        if words:
+            commands.append(" ".join(_requote(word) for word in words))
+    return commands
+
+
+def _requote(word: str) -> str:
+    """A word as the example spells it (quoted again only where bash needs it)."""
+    return word if re.fullmatch(r"[\w@%+=:,./*-]+", word) else shlex.quote(word)
+
+
+def help_examples(module: str) -> list[str]:
+    out = subprocess.run(
+        [sys.executable, "-m", module, "--help"], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout
+    _, found, examples = out.partition("\nexamples:\n")
+    return _commands(examples) if found else []
+
+
+def readme_examples() -> list[str]:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    return [cmd for block in re.findall(r"```(?:bash|sh)\n(.*?)```", text, re.S) for cmd in _commands(block)]
+
+
+def documents() -> dict[str, list[str]]:
+    """Each document's example commands, in reading order."""
+    return {f"python -m {module} --help": help_examples(module) for module in CLIS} | {"README.md": readme_examples()}
+
+
+def all_examples() -> list[str]:
+    return list(dict.fromkeys(cmd for commands in documents().values() for cmd in commands))
+
+
+def test_every_example_is_planned():
+    found = all_examples()
+    unplanned = [cmd for cmd in found if cmd not in EXAMPLES]
+    stale = [cmd for cmd in EXAMPLES if cmd not in found]
+    assert not unplanned, "examples with no entry in EXAMPLES (run or skip, with a reason):\n" + "\n".join(unplanned)
+    assert not stale, "entries in EXAMPLES that no --help or README shows any more:\n" + "\n".join(stale)
+    assert all(help_examples(module) for module in CLIS), "every CLI's --help shows examples"
+
+
+def _predictions(release: Path, path: Path) -> None:
+    """A model's predictions over a release: its ground truth as the response (a perfect model)."""
+    rows = []
+    for data in sorted((release / "data").glob("*.parquet")):
+        for row in pq.read_table(data, columns=["record_id", "ground_truth"]).to_pylist():
+            rows.append(json.dumps({"record_id": row["record_id"], "response": json.loads(row["ground_truth"])}))
+    path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+
+
+def _user_folder(home: Path) -> None:
+    """The files the examples name, made from the repository's samples."""
+    hotpotqa_sample = ROOT / "tests/data/hotpotqa/hotpot_dev_distractor_v1.sample.json"
+    shutil.copy(hotpotqa_sample, home / "hotpot_dev_distractor_v1.json")
+    shutil.copy(ROOT / "loaders/samples/hotpotqa/authored.jsonl", home / "curators.jsonl")
+    shutil.copytree(ROOT / "loaders/samples/olmocr/bench_data", home / "bench_data")
+    shutil.copy(ROOT / "tests/data/calibration/cases.jsonl", home / "cases.jsonl")
+    (home / "tests").mkdir()
+    for name in ("calibration", "hotpotqa", "sob_eval"):
+        (home / "tests" / "data").mkdir(exist_ok=True)
+        (home / "tests" / "data" / name).symlink_to(ROOT / "tests" / "data" / name)
+
+
+FIRST_RELEASE = "python -m build_split --source hotpotqa --sample --release 0.1.0 --allow-unreviewed"
+
+
+def _before(command: str, home: Path, run) -> None:
+    """What the reader has by the time they reach `command`: a release to score (the README's first one), and the
+    predictions of the models the example names."""
+    release = home / "workspace/releases/default/0.1.0"
+    if ("workspace/releases" in command or " DIR " in command) and not release.exists():
+        run(FIRST_RELEASE)
+    if "--predictions" in command and not (home / "DIR").exists():
+        (home / "DIR").symlink_to(release)
+        (home / "preds").mkdir()
+        for name in ("gpt-4o.jsonl", "gemini.jsonl", "a.jsonl", "b.jsonl", "c.jsonl", "preds/model-x.jsonl"):
+            _predictions(release, home / name)
+
+
+def _require_ocr_tools() -> None:
+    """The olmOCR examples OCR on the CPU: without Tesseract, poppler and olmocr the run is skipped here and
+    fails in CI."""
+    absent = [tool for tool in ("tesseract", "pdftoppm") if shutil.which(tool) is None]
+    if importlib.util.find_spec("olmocr") is None:
+        absent.append("olmocr (pip)")
+    if absent:
+        missing_part(f"the olmOCR examples need {', '.join(absent)} (apt-get install -y poppler-utils tesseract-ocr)")
+
+
+def test_every_runnable_example_runs_as_written(tmp_path):
+    _require_ocr_tools()
+    gemini, hub = FakeGemini(), FakeHub(token="...")  # the examples' `GEMINI_API_KEY=...`, `HF_TOKEN=...`
+    hub.start()
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if not key.startswith(("GEMINI_", "GOOGLE_", "OPENAI_", "HF_", "LABEL_STUDIO_"))
+    }
+    env |= {
+        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}",
+        "PYTHONPATH": str(ROOT),
+        "HF_HOME": str(tmp_path / "hf-home"),
+        "HF_DATASETS_OFFLINE": "1",
+        "HF_ENDPOINT": hub.endpoint,
+        "HF_HUB_DISABLE_XET": "1",
+        "GOOGLE_GEMINI_BASE_URL": gemini.url,
+        "MPLBACKEND": "Agg",
+    }
+    failures, ran = [], 0
+    try:
+        for number, (document, commands) in enumerate(documents().items()):
+            home = tmp_path / f"checkout-{number}"
+            home.mkdir()
+            _user_folder(home)
+
+            def run(command: str, home: Path = home, document: str = document) -> None:
+                done = subprocess.run(
+                    ["bash", "-c", command], cwd=home, env=env, capture_output=True, text=True, timeout=600
+                )
+                if done.returncode != 0:
+                    failures.append(f"{document}: $ {command}\nexit {done.returncode}\n{done.stderr[-1500:]}")
+
+            for command in commands:
+                if EXAMPLES[command] is RUN:
+                    _before(command, home, run)
+                    run(command)
+                    ran += 1
+    finally:
+        gemini.close()
+        hub.stop()
+    assert not failures, "\n\n".join(failures)
+    assert ran >= sum(skip is RUN for skip in EXAMPLES.values())
+    assert gemini.model_calls, "the GEMINI_API_KEY=... examples reached the local Gemini stand-in"
+    assert hub.requests, "the HF_TOKEN=... example reached the local Hub stand-in"
