@@ -57,6 +57,8 @@ EXAMPLES: dict[str, str | None] = {
     "python -m build_split --source hotpotqa --release 0.2.0 --allow-unreviewed --push ./hub-preview": RUN,
     "HF_TOKEN=... python -m build_split --source hotpotqa --release 0.2.0 --allow-unreviewed "
     "--push owner/sob-structured --dry-run": RUN,
+    "python -m build_split --source hotpotqa --sample --start-label-studio --serve": SKIP_LABEL_STUDIO,
+    "python -m build_split --source hotpotqa --authored curators.jsonl --overwrite": RUN,
     "python -m build_split --source hotpotqa --diff 0.1.0 0.2.0": RUN,
     # python -m judge.calibrate --help
     "python -m judge.calibrate --cases tests/data/calibration/cases.jsonl --judge heuristic": RUN,
@@ -69,6 +71,10 @@ EXAMPLES: dict[str, str | None] = {
     # README
     "make demo": SKIP_INSTALL,
     "make test": SKIP_INSTALL,
+    "bash scripts/install_label_studio.sh": SKIP_INSTALL,
+    "python -m build_split --source hotpotqa --sample --start-label-studio --keep-label-studio": SKIP_LABEL_STUDIO,
+    "python -m build_split --source hotpotqa --authored fix.jsonl --overwrite": RUN,
+    "python -m build_split --source hotpotqa --history 873587fbddd8": RUN,
     "python -m build_split --source olmocr --sample --release 0.1.0 --allow-unreviewed": RUN,
     "GEMINI_API_KEY=... python -m build_split --source hotpotqa --prefilter --release 0.2.0": RUN,
     "python -m build_split --source ami --from-hub --max-context-tokens 8000": SKIP_HUB_DOWNLOAD,
@@ -166,6 +172,7 @@ def _user_folder(home: Path) -> None:
     hotpotqa_sample = ROOT / "tests/data/hotpotqa/hotpot_dev_distractor_v1.sample.json"
     shutil.copy(hotpotqa_sample, home / "hotpot_dev_distractor_v1.json")
     shutil.copy(ROOT / "loaders/samples/hotpotqa/authored.jsonl", home / "curators.jsonl")
+    shutil.copy(ROOT / "loaders/samples/hotpotqa/authored.jsonl", home / "fix.jsonl")
     shutil.copytree(ROOT / "loaders/samples/olmocr/bench_data", home / "bench_data")
     shutil.copy(ROOT / "tests/data/calibration/cases.jsonl", home / "cases.jsonl")
     (home / "tests").mkdir()
