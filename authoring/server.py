@@ -304,12 +304,10 @@ class LabelStudioServer:
         return self.process is not None and self.process.poll() is None
 
     def serve_until_interrupted(self) -> None:
-        """Block while the server runs, until Ctrl-C (curators keep working meanwhile)."""
-        try:
-            while self.running:
-                time.sleep(1)
-        except KeyboardInterrupt:
-            pass
+        """Block while the server runs (curators keep working meanwhile). Ctrl-C reaches the caller as
+        KeyboardInterrupt: its `finally` stops the server, and the run ends as stopped by SIGINT."""
+        while self.running:
+            time.sleep(1)
 
     def stop(self, timeout_s: float = 10.0) -> None:
         """Interrupt (like Ctrl-C), wait, then terminate and finally kill the server's process group."""
