@@ -24,6 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
 
+from core.processes import group_alive, process_alive
+
 PID_FILENAME = "server.pid"
 _PR_SET_PDEATHSIG = 1
 
@@ -91,32 +93,12 @@ def forget(data_dir: Path) -> None:
     (data_dir / PID_FILENAME).unlink(missing_ok=True)
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
-def _group_alive(pgid: int) -> bool:
-    try:
-        os.killpg(pgid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 def _is_label_studio_of(pid: int, data_dir: Path) -> bool:
     """The recorded pid is still this data dir's Label Studio (not a pid the system gave to another program)."""
     try:
         argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
     except OSError:
-        return _alive(pid)  # no /proc: trust the record
+        return process_alive(pid)  # no /proc: trust the record
     text = [part.decode("utf-8", "replace") for part in argv]
     return any("label-studio" in part or "label_studio" in part for part in text) and str(data_dir) in text
 
@@ -130,7 +112,7 @@ def stop_group(pgid: int, timeout_s: float = 10.0) -> None:
             return
         deadline = time.monotonic() + wait
         while time.monotonic() < deadline:
-            if not _group_alive(pgid):
+            if not group_alive(pgid):
                 return
             time.sleep(0.1)
 
@@ -149,9 +131,9 @@ class ServerInUse(RuntimeError):
 def _ours(record: ServerRecord, data_dir: Path) -> bool:
     """The recorded process group still runs this data dir's Label Studio. A group whose leader is gone but
     whose members live is still ours: Linux gives no new process the id of a live process group."""
-    if not _group_alive(record.pid):
+    if not group_alive(record.pid):
         return False
-    return not _alive(record.pid) or _is_label_studio_of(record.pid, data_dir)
+    return not process_alive(record.pid) or _is_label_studio_of(record.pid, data_dir)
 
 
 def stop_orphan(data_dir: Path) -> ServerRecord | None:
@@ -161,7 +143,7 @@ def stop_orphan(data_dir: Path) -> ServerRecord | None:
     if record is None:
         return None
     running = _ours(record, data_dir)
-    if running and record.owner_pid != os.getpid() and _alive(record.owner_pid):
+    if running and record.owner_pid != os.getpid() and process_alive(record.owner_pid):
         raise ServerInUse(record)
     if running:
         stop_group(record.pid)

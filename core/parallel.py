@@ -19,6 +19,8 @@ from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import TypeVar
 
+from core.processes import process_alive
+
 T = TypeVar("T")
 R = TypeVar("R")
 
@@ -62,21 +64,11 @@ def _exit_when_gone(parent: int) -> None:
     except ProcessLookupError:
         os._exit(1)
     except (AttributeError, OSError):  # no pidfd here: look once a second (a reused pid is not ours)
-        while _alive(parent):
+        while process_alive(parent):
             time.sleep(1)
         os._exit(1)
     select.select([handle], [], [])
     os._exit(1)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 class WorkerFailed(RuntimeError):

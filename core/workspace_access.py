@@ -20,6 +20,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TypeVar
 
+from core.processes import process_alive
+
 WAIT_ENV = "SOB_WORKSPACE_WAIT"
 DEFAULT_WAIT_S = 120.0
 REQUESTS_DIR = ".waiting"
@@ -35,16 +37,6 @@ def wait_limit() -> float:
         return max(0.0, float(raw)) if raw else DEFAULT_WAIT_S
     except ValueError:
         return DEFAULT_WAIT_S
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 @contextmanager
@@ -73,7 +65,7 @@ def waiting_requests(workspace: Path) -> list[Path]:
             continue
         if pid == os.getpid():
             continue
-        if _alive(pid):
+        if process_alive(pid):
             found.append(path)
         else:
             path.unlink(missing_ok=True)
