@@ -273,11 +273,38 @@ def record(con: Any, screened: Screened) -> None:
             con.execute(
                 "UPDATE revisions SET status = ? WHERE status = ? AND record_id = ANY(?)", [SETTLED, CONFLICT, settle]
             )
-        con.executemany("INSERT INTO revisions VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+        _insert(con, rows)
         con.execute("COMMIT")
     except BaseException:
         con.execute("ROLLBACK")
         raise
+
+
+_INSERT_COLUMNS = (
+    "record_id", "rev_no", "source", "source_id", "status", "author", "origin", "origin_detail", "origin_time",
+    "recorded_at", "content_hash", "content", "change", "overwrote",
+)  # fmt: skip
+_ARROW_TYPES = {"rev_no": "int32", "overwrote": "bool_", "origin_time": "utc", "recorded_at": "utc"}
+
+
+def _insert(con: Any, rows: list[list[Any]]) -> None:
+    """All the rows in one statement, through an Arrow table: DuckDB's executemany runs one INSERT per row
+    (about 1 ms each: 5,000 authored lines spent 4.5 s here)."""
+    import pyarrow as pa
+
+    columns = {}
+    for position, name in enumerate(_INSERT_COLUMNS):
+        values = [row[position] for row in rows]
+        kind = _ARROW_TYPES.get(name)
+        if kind == "utc":
+            columns[name] = pa.array(values, type=pa.timestamp("us", tz="UTC"))
+        elif kind is not None:
+            columns[name] = pa.array(values, type=getattr(pa, kind)())
+        else:
+            columns[name] = pa.array([None if v is None else str(v) for v in values], type=pa.string())
+    incoming_revisions = pa.table(columns)  # noqa: F841 (DuckDB reads it by its name below)
+    names = ", ".join(_INSERT_COLUMNS)
+    con.execute(f"INSERT INTO revisions ({names}) SELECT {names} FROM incoming_revisions")
 
 
 def _open_conflict_exists(con: Any, record_id: str, origin: str, record_: Record) -> bool:
