@@ -20,6 +20,7 @@ Label Studio's pins clash with the toolkit's, so it lives in its own virtualenv
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import re
@@ -368,10 +369,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"  for the toolkit: export LABEL_STUDIO_URL={server.url} LABEL_STUDIO_API_KEY=<token from that file>")
     print("Press Ctrl-C to stop it.")
     try:
-        with server_guard.terminate_on_signals():
+        # Ctrl-C, SIGTERM or SIGHUP is how this command is meant to end: the server is stopped, exit 0.
+        with contextlib.suppress(server_guard.Terminated, KeyboardInterrupt), server_guard.terminate_on_signals():
             server.serve_until_interrupted()
-    except server_guard.Terminated:
-        pass
     finally:
         server.stop()
     return 0

@@ -13,6 +13,7 @@ Three guards, because no one of them covers every way the toolkit can end:
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import json
 import os
@@ -61,11 +62,9 @@ def terminate_on_signals() -> Iterator[None]:
 
 def die_with_parent() -> None:
     """In the child, before exec: SIGTERM when the parent dies (Linux; elsewhere the pid record covers it)."""
-    try:
+    with contextlib.suppress(OSError, AttributeError):  # not Linux: the pid record is the fallback
         libc = ctypes.CDLL(None, use_errno=True)
         libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
-    except (OSError, AttributeError):
-        pass
 
 
 @dataclass(frozen=True)

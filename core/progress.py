@@ -7,6 +7,7 @@ warnings unless `verbose`, so a run shows its own progress and summary lines onl
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 from collections.abc import Iterable, Iterator
@@ -30,12 +31,10 @@ def set_output(*, quiet: bool = False, verbose: bool = False) -> None:
         from huggingface_hub.utils import disable_progress_bars
 
         disable_progress_bars()
-        try:
+        with contextlib.suppress(ImportError):  # datasets is a dependency; a trimmed install may lack it
             import datasets
 
             datasets.disable_progress_bars()
-        except ImportError:  # pragma: no cover - datasets is a dependency
-            pass
 
 
 def _disabled() -> bool | None:

@@ -18,6 +18,7 @@ An incoming version of an existing record is:
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -85,10 +86,8 @@ def change_between(old: dict[str, Any] | None, new: dict[str, Any]) -> list[dict
     ops = jsonpatch.make_patch(old, new).patch
     for op in ops:
         if op["op"] in ("replace", "remove"):
-            try:
+            with contextlib.suppress(jsonpatch.JsonPointerException):  # the old value is shown when it can be read
                 op["old"] = jsonpatch.JsonPointer(op["path"]).resolve(old)
-            except jsonpatch.JsonPointerException:
-                pass
     return ops
 
 

@@ -14,6 +14,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from validation.schema_nav import json_type  # one spelling of a JSON value's type for the toolkit and SOB
+
 _INDEX = re.compile(r"\[\d+\]")
 JSON_TYPES = frozenset({"string", "integer", "number", "boolean", "object", "array", "null"})
 
@@ -113,24 +115,6 @@ def type_at(schema: Any, path: str) -> str | None:
         if node is None:
             return None
     return normalize_type(node.get("type")) if isinstance(node, dict) else None
-
-
-def json_type(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    if isinstance(value, dict):
-        return "object"
-    return "unknown"
 
 
 def type_matches(value: Any, expected: str) -> bool:
