@@ -1,5 +1,5 @@
 """Check the labelled cases of this folder as data (not the gate): run from the repository root,
-`python tests/data/calibration4/check_cases.py [FILE ...]` (default: every *.jsonl here).
+`python tests/data/calibration4/check_hotpotqa.py [FILE ...]` (default: hotpotqa.jsonl here).
 
 Each line parses; ids are unique; label, kind and note are there; the schema is a Draft 2020-12 object
 schema whose objects are closed, fully required and described, with at least 3 top-level properties;
@@ -144,7 +144,7 @@ def check(path: Path, contexts: dict[str, str], seen: set[str]) -> tuple[list[st
 
 
 def main(argv: list[str]) -> int:
-    files = [Path(a) for a in argv] or sorted(Path(__file__).parent.glob("*.jsonl"))
+    files = [Path(a) for a in argv] or [Path(__file__).parent / "hotpotqa.jsonl"]
     contexts = {item.source_id: item.context for item in load_hotpotqa(HOTPOT_ROWS).items}
     seen: set[str] = set()
     problems: list[str] = []
