@@ -26,8 +26,22 @@ from loaders.ami import load_ami  # noqa: E402
 
 HERE = Path(__file__).parent
 DATA = HERE.parent
-KEYS = {"id", "label", "kind", "note", "source", "source_id", "question", "json_schema", "ground_truth",
-        "annotator", "evidence", "context", "seed_question", "seed_answer"}
+KEYS = {
+    "id",
+    "label",
+    "kind",
+    "note",
+    "source",
+    "source_id",
+    "question",
+    "json_schema",
+    "ground_truth",
+    "annotator",
+    "evidence",
+    "context",
+    "seed_question",
+    "seed_answer",
+}
 REQUIRED = KEYS - {"evidence", "seed_question", "seed_answer"}
 AMI_LINE = re.compile(r"^\[\d+:\d\d\] [MF][A-Z]{2}\d{3}: [A-Z0-9' -]+$")
 PATH_PART = re.compile(r"\.([A-Za-z_][A-Za-z0-9_]*)|\[(\d+)\]")
@@ -43,7 +57,7 @@ def resolve(data, path: str):
         if not m:
             raise KeyError(path)
         value = value[m.group(1)] if m.group(1) else value[int(m.group(2))]
-        rest = rest[m.end():]
+        rest = rest[m.end() :]
     return value
 
 
@@ -74,7 +88,9 @@ def check_file(path: Path, source: str, prefix: str, real_context) -> list[str]:
             problems.append(f"{path.name}:{n}: not JSON ({exc})")
     ids = Counter(r["id"] for _, r in rows)
     problems += [f"{path.name}: duplicate id {i}" for i, c in ids.items() if c > 1]
-    problems += [f"{path.name}: duplicate source_id {i}" for i, c in Counter(r["source_id"] for _, r in rows).items() if c > 1]
+    problems += [
+        f"{path.name}: duplicate source_id {i}" for i, c in Counter(r["source_id"] for _, r in rows).items() if c > 1
+    ]
     tally = Counter()
     for n, row in rows:
         at = f"{path.name}:{n} {row.get('id')}"
@@ -131,7 +147,7 @@ def ami_origin():
             return None
         if context in joined and 30 <= len(lines) <= 150:
             start = meeting.index(lines[0])
-            if meeting[start:start + len(lines)] == lines:
+            if meeting[start : start + len(lines)] == lines:
                 return "real"
         return "fresh" if 30 <= len(lines) <= 100 else None
 
@@ -151,8 +167,10 @@ def olmocr_origin():
 
 def main() -> int:
     problems = []
-    for name, source, prefix, origin in (("ami.jsonl", "ami", "v4-ami-", ami_origin()),
-                                         ("olmocr.jsonl", "olmocr", "v4-olm-", olmocr_origin())):
+    for name, source, prefix, origin in (
+        ("ami.jsonl", "ami", "v4-ami-", ami_origin()),
+        ("olmocr.jsonl", "olmocr", "v4-olm-", olmocr_origin()),
+    ):
         path = HERE / name
         if path.exists():
             problems += check_file(path, source, prefix, origin)
