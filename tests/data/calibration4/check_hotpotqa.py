@@ -36,6 +36,7 @@ REQUIRED = {
     "json_schema",
     "ground_truth",
     "annotator",
+    "split",  # always "test": the whole set is a holdout, never tuned on
 }
 OPTIONAL = {"evidence", "context", "seed_question", "seed_answer"}
 PATH_STEP = re.compile(r"\.([A-Za-z_][A-Za-z0-9_]*)|\[(\d+)\]")
@@ -93,6 +94,8 @@ def check(path: Path, contexts: dict[str, str], seen: set[str]) -> tuple[list[st
             problems.append(f"{where}: not JSON ({exc})")
             continue
         missing, unknown = REQUIRED - set(case), set(case) - REQUIRED - OPTIONAL
+        if not missing and case.get("split") != "test":
+            problems.append(f'{where}: split must be "test" (the set is a holdout)')
         if missing or unknown:
             problems.append(f"{where}: missing {sorted(missing)} unknown {sorted(unknown)}")
             continue

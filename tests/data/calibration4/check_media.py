@@ -41,6 +41,7 @@ KEYS = {
     "context",
     "seed_question",
     "seed_answer",
+    "split",  # always "test": the whole set is a holdout, never tuned on
 }
 REQUIRED = KEYS - {"evidence", "seed_question", "seed_answer"}
 AMI_LINE = re.compile(r"^\[\d+:\d\d\] [MF][A-Z]{2}\d{3}: [A-Z0-9' -]+$")
@@ -97,6 +98,8 @@ def check_file(path: Path, source: str, prefix: str, real_context) -> list[str]:
         if set(row) - KEYS or REQUIRED - set(row):
             problems.append(f"{at}: keys {sorted(set(row) ^ (set(row) | REQUIRED))} unexpected or missing")
             continue
+        if row["split"] != "test":
+            problems.append(f'{at}: split must be "test" (the set is a holdout)')
         if not row["id"].startswith(prefix) or row["source"] != source or row["label"] not in ("right", "wrong"):
             problems.append(f"{at}: bad id prefix, source or label")
         schema, truth, context = row["json_schema"], row["ground_truth"], row["context"]
