@@ -15,7 +15,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 MARKER = re.compile(r"^<!-- cli: ([\w.]+) -->$", re.M)
-WIDTH = "100"  # argparse wraps help to $COLUMNS: a fixed width makes the page the same on every machine
+WIDTH = "80"  # argparse wraps help to $COLUMNS: a fixed width makes the page the same on every machine
 
 
 def cli_help(module: str) -> str:
