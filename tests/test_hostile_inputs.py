@@ -28,4 +28,5 @@ def test_hostile_case(results: list[tuple[Case, Outcome]], index: int) -> None:
 
 
 def test_the_readme_table_is_current(results: list[tuple[Case, Outcome]]) -> None:
-    assert readme_table() == table(results), "the table in docs/reliability.md is stale: run scripts/hostile_inputs_table.py"
+    stale = "the table in docs/reliability.md is stale: run scripts/hostile_inputs_table.py"
+    assert readme_table() == table(results), stale
