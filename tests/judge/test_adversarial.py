@@ -65,4 +65,6 @@ def test_the_docs_show_what_each_check_catches() -> None:
     start, end = "<!-- adversarial:start -->", "<!-- adversarial:end -->"
     assert start in text and end in text, "docs/reliability.md lacks the adversarial examples block"
     block = text[text.index(start) + len(start) : text.index(end)].strip().splitlines()
-    assert block == all_lines(), "docs/reliability.md examples are stale: run .venv/bin/python scripts/update_readme_checks.py"
+    assert block == all_lines(), (
+        "docs/reliability.md examples are stale: run .venv/bin/python scripts/update_readme_checks.py"
+    )
