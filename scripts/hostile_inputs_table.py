@@ -1,5 +1,5 @@
 """Run every hostile-input case (tests/hostile_cases.py) through the CLI and write the table of
-case -> exit code -> message into the README's "Reliability" section.
+case -> exit code -> message into docs/reliability.md.
 
     .venv/bin/python scripts/hostile_inputs_table.py
 """

@@ -1,5 +1,5 @@
-"""Write the labelled set's test-half matrix (validation + heuristic judge + gate) into the README, between the
-calibration markers; `tests/calibration/test_readme_matrix.py` checks that it is current.
+"""Write the labelled set's test-half matrix (validation + heuristic judge + gate) into docs/reliability.md, between
+the calibration markers; `tests/calibration/test_readme_matrix.py` checks that it is current.
 
 .venv/bin/python scripts/update_readme_calibration.py
 """
@@ -17,6 +17,7 @@ sys.path.insert(0, str(ROOT))
 from judge.calibrate import main as calibrate  # noqa: E402
 
 START, END = "<!-- calibration:start -->", "<!-- calibration:end -->"
+PAGE = ROOT / "docs" / "reliability.md"  # the documentation page that shows the matrix
 CASES = [ROOT / "tests" / "data" / "calibration" / f"{name}.jsonl" for name in ("hotpotqa", "ami", "olmocr")]
 ROWS = ROOT / "tests" / "data" / "hotpotqa" / "hotpot_dev_distractor_v1.sample.json"
 
@@ -44,15 +45,14 @@ def block(text: str) -> str:
 
 
 def main() -> None:
-    readme = ROOT / "README.md"
-    text = readme.read_text(encoding="utf-8")
+    text = PAGE.read_text(encoding="utf-8")
     if START not in text or END not in text:
-        raise SystemExit(f"README.md lacks the {START} ... {END} block")
+        raise SystemExit(f"{PAGE} lacks the {START} ... {END} block")
     head, rest = text.split(START, 1)
     old, tail = rest.split(END, 1)
     prose = old[old.rindex("```") + 3 :] if "```" in old else "\n"
-    readme.write_text(head + START + "\n" + test_half_matrix() + prose + END + tail, encoding="utf-8")
-    print(f"wrote the test half's matrix into {readme}")
+    PAGE.write_text(head + START + "\n" + test_half_matrix() + prose + END + tail, encoding="utf-8")
+    print(f"wrote the test half's matrix into {PAGE}")
 
 
 if __name__ == "__main__":

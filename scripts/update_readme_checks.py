@@ -1,4 +1,4 @@
-"""Write one line of output per adversarial case into the README (between the adversarial markers).
+"""Write one line of output per adversarial case into docs/reliability.md (between the adversarial markers).
 
 .venv/bin/python scripts/update_readme_checks.py
 """
@@ -13,18 +13,18 @@ sys.path.insert(0, str(ROOT))
 
 from tests.judge.adversarial_run import all_lines  # noqa: E402
 
+PAGE = ROOT / "docs" / "reliability.md"  # the documentation page that shows the cases
 START, END = "<!-- adversarial:start -->", "<!-- adversarial:end -->"
 
 
 def main() -> None:
-    readme = ROOT / "README.md"
-    text = readme.read_text(encoding="utf-8")
+    text = PAGE.read_text(encoding="utf-8")
     if START not in text or END not in text:
-        raise SystemExit(f"README.md lacks the {START} ... {END} block")
+        raise SystemExit(f"{PAGE} lacks the {START} ... {END} block")
     head, rest = text.split(START, 1)
     _, tail = rest.split(END, 1)
-    readme.write_text(head + START + "\n" + "\n".join(all_lines()) + "\n" + END + tail, encoding="utf-8")
-    print(f"wrote {len(all_lines())} example lines into {readme}")
+    PAGE.write_text(head + START + "\n" + "\n".join(all_lines()) + "\n" + END + tail, encoding="utf-8")
+    print(f"wrote {len(all_lines())} example lines into {PAGE}")
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 """Hostile inputs and faults, each run through the real CLI (`python -m build_split`) on a real workspace.
 
-Used by tests/test_hostile_inputs.py (which checks every outcome and that the README table is current)
-and by scripts/hostile_inputs_table.py (which writes the table into the README's "Reliability" section).
+Used by tests/test_hostile_inputs.py (which checks every outcome and that the table in docs/reliability.md is current)
+and by scripts/hostile_inputs_table.py (which writes the table into docs/reliability.md).
 Most cases run in-process through `build_split.cli.main`; those about file permissions run the CLI in a
 subprocess, without the root override of file permissions when the tests run as root.
 """
@@ -24,7 +24,7 @@ from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 SAMPLES = REPO / "loaders" / "samples"
-README = REPO / "README.md"
+RELIABILITY_PAGE = REPO / "docs" / "reliability.md"  # the page that shows the table
 TABLE_START = "<!-- hostile-inputs:start (scripts/hostile_inputs_table.py writes this table) -->"
 TABLE_END = "<!-- hostile-inputs:end -->"
 # Without these capabilities root is held to file permissions like anyone else.
@@ -910,14 +910,14 @@ def code_span(text: str) -> str:
 
 
 def readme_table() -> str | None:
-    text = README.read_text(encoding="utf-8")
+    text = RELIABILITY_PAGE.read_text(encoding="utf-8")
     if TABLE_START not in text or TABLE_END not in text:
         return None
     return text.split(TABLE_START, 1)[1].split(TABLE_END, 1)[0].strip()
 
 
 def write_readme_table(rendered: str) -> None:
-    text = README.read_text(encoding="utf-8")
+    text = RELIABILITY_PAGE.read_text(encoding="utf-8")
     head, rest = text.split(TABLE_START, 1)
     _, tail = rest.split(TABLE_END, 1)
-    README.write_text(f"{head}{TABLE_START}\n{rendered}\n{TABLE_END}{tail}", encoding="utf-8")
+    RELIABILITY_PAGE.write_text(f"{head}{TABLE_START}\n{rendered}\n{TABLE_END}{tail}", encoding="utf-8")

@@ -1,10 +1,11 @@
-"""Every example command works as written: those in `--help` of the three CLIs and in the README's bash blocks.
+"""Every example command works as written: those in `--help` of the three CLIs and in the bash blocks of the README
+and of each page of the documentation site (docs/*.md).
 
-The commands of each document (each `--help`, the README) run in the order a reader meets them, by bash, in a
-folder of their own that stands for a user's checkout: the files the examples name (`hotpot_dev_distractor_v1.json`,
-`bench_data`, `cases.jsonl`, `DIR`, ...) are the repository's samples put there under those names, `python` is
-this virtualenv's, and nothing reaches the network: `GEMINI_API_KEY=...` examples talk to the local Gemini stand-in
-and `HF_TOKEN=...` ones to the local Hub stand-in.
+The commands of each document (each `--help`, the README, each docs page) run in the order a reader meets them, by
+bash, in a folder of their own that stands for a user's checkout: the files the examples name
+(`hotpot_dev_distractor_v1.json`, `bench_data`, `cases.jsonl`, `DIR`, ...) are the repository's samples put there
+under those names, `python` is this virtualenv's, and nothing reaches the network: `GEMINI_API_KEY=...` examples
+talk to the local Gemini stand-in and `HF_TOKEN=...` ones to the local Hub stand-in.
 `EXAMPLES` says, for every command, that it runs or why it is skipped; a new or changed example without an entry
 fails the first test, so none is left out silently.
 """
@@ -36,10 +37,7 @@ SKIP_BENCH = "a speed benchmark (minutes, 25,000 records): figures are measured 
 SKIP_GPU = "needs a CUDA GPU and the olmOCR model weights"
 SKIP_HUB_DOWNLOAD = "downloads a source data set from the Hugging Face Hub: no local stand-in serves data set files"
 SKIP_LABEL_STUDIO = "starts a Label Studio server: covered by tests/authoring/test_labelstudio_cli.py"
-SKIP_FULL_DATA = (
-    "a 5,000-record test split needs an LLM-judged workspace of more records than the samples hold (offline, the "
-    "sample's heuristic-only release is refused without --allow-unreviewed)"
-)
+SKIP_ACTIVATE = "activates the virtualenv `make demo` creates: the examples here run with that virtualenv's python"
 SKIP_DRAFT_KEY = (
     "asks the draft model with the key of the reader's environment (GEMINI_API_KEY); without one it stops with "
     "`error: cannot start the Gemini client ... Set GEMINI_API_KEY` (tests/scoring cover --ambiguity on a stand-in)"
@@ -68,9 +66,11 @@ EXAMPLES: dict[str, str | None] = {
     "python -m judge.calibrate --cases cases.jsonl --judge heuristic --threshold 70 --show wrong-released": RUN,
     "GEMINI_API_KEY=... python -m judge.calibrate --cases cases.jsonl --source hotpotqa "
     "--input hotpot_dev_distractor_v1.json --judge gemini --prefilter --output calibration.json": RUN,
-    # README
+    # README.md and docs/*.md
     "make demo": SKIP_INSTALL,
     "make test": SKIP_INSTALL,
+    "source .venv/bin/activate": SKIP_ACTIVATE,
+    "python -m build_split --source hotpotqa --release 0.2.0 --push ./hub-preview": RUN,
     "bash scripts/install_label_studio.sh": SKIP_INSTALL,
     "python -m build_split --source hotpotqa --sample --start-label-studio --keep-label-studio": SKIP_LABEL_STUDIO,
     "python -m build_split --source hotpotqa --authored fix.jsonl --overwrite": RUN,
@@ -79,7 +79,6 @@ EXAMPLES: dict[str, str | None] = {
     "GEMINI_API_KEY=... python -m build_split --source hotpotqa --prefilter --release 0.2.0": RUN,
     "python -m build_split --source ami --from-hub --max-context-tokens 8000": SKIP_HUB_DOWNLOAD,
     "python -m build_split --source hotpotqa --rejections": RUN,
-    "python -m build_split --help": RUN,
     "python -m build_split --source olmocr --input bench_data --mix sob --ocr-server cpu --start-label-studio "
     "--keep-label-studio": SKIP_LABEL_STUDIO,
     "python -m build_split --source olmocr --from-hub --category-quota headers_footers=67,tables=33 --limit 50 "
@@ -100,7 +99,6 @@ EXAMPLES: dict[str, str | None] = {
     "--workspace workspace": RUN,
     "python -m scoring --release DIR --curation --workspace workspace": RUN,
     "python -m scoring --ambiguity --workspace workspace --source hotpotqa --sample-drafts 3": SKIP_DRAFT_KEY,
-    "python -m build_split --source hotpotqa --release 0.2.0 --test-size 5000": SKIP_FULL_DATA,
     ".venv/bin/python benchmarks/bench_text_pipeline.py --records 25000": SKIP_BENCH,
     ".venv/bin/python benchmarks/bench_ami.py": SKIP_BENCH,
     ".venv/bin/python benchmarks/bench_ocr.py --ocr-server cpu": SKIP_BENCH,
@@ -135,14 +133,22 @@ def help_examples(module: str) -> list[str]:
     return _commands(examples) if found else []
 
 
-def readme_examples() -> list[str]:
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
+def page_examples(path: Path) -> list[str]:
+    """The commands of a Markdown page's bash blocks (indented blocks inside list items too)."""
+    text = path.read_text(encoding="utf-8")
     return [cmd for block in re.findall(r"```(?:bash|sh)\n(.*?)```", text, re.S) for cmd in _commands(block)]
+
+
+def doc_pages() -> list[Path]:
+    """The pages of the documentation site."""
+    return sorted((ROOT / "docs").glob("**/*.md"))
 
 
 def documents() -> dict[str, list[str]]:
     """Each document's example commands, in reading order."""
-    return {f"python -m {module} --help": help_examples(module) for module in CLIS} | {"README.md": readme_examples()}
+    helps = {f"python -m {module} --help": help_examples(module) for module in CLIS}
+    pages = {path.relative_to(ROOT).as_posix(): page_examples(path) for path in [ROOT / "README.md", *doc_pages()]}
+    return helps | {name: commands for name, commands in pages.items() if commands}
 
 
 def all_examples() -> list[str]:
@@ -154,7 +160,7 @@ def test_every_example_is_planned():
     unplanned = [cmd for cmd in found if cmd not in EXAMPLES]
     stale = [cmd for cmd in EXAMPLES if cmd not in found]
     assert not unplanned, "examples with no entry in EXAMPLES (run or skip, with a reason):\n" + "\n".join(unplanned)
-    assert not stale, "entries in EXAMPLES that no --help or README shows any more:\n" + "\n".join(stale)
+    assert not stale, "entries in EXAMPLES that no --help, README or docs page shows any more:\n" + "\n".join(stale)
     assert all(help_examples(module) for module in CLIS), "every CLI's --help shows examples"
 
 
@@ -182,13 +188,16 @@ def _user_folder(home: Path) -> None:
 
 
 FIRST_RELEASE = "python -m build_split --source hotpotqa --sample --release 0.1.0 --allow-unreviewed"
+# Commands that read a workspace: a page shows them once the reader has built one (the README's first release).
+READS_A_WORKSPACE = ("--status", "--rejections", "--history", "--diff")
 
 
 def _before(command: str, home: Path, run) -> None:
     """What the reader has by the time they reach `command`: a release to score (the README's first one), and the
     predictions of the models the example names."""
     release = home / "workspace/releases/default/0.1.0"
-    if ("workspace/releases" in command or " DIR " in command) and not release.exists():
+    reads_workspace = any(f"{flag} " in f"{command} " for flag in READS_A_WORKSPACE)
+    if ("workspace/releases" in command or " DIR " in command or reads_workspace) and not release.exists():
         run(FIRST_RELEASE)
     if "--predictions" in command and not (home / "DIR").exists():
         (home / "DIR").symlink_to(release)

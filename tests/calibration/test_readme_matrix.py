@@ -1,5 +1,5 @@
-"""The README's test-half matrix is what the gate does today: a rule change that moves it must update it
-(`scripts/update_readme_calibration.py`), so the README never claims figures the code does not give."""
+"""The test-half matrix of docs/reliability.md is what the gate does today: a rule change that moves it must update
+it (`scripts/update_readme_calibration.py`), so the docs never claim figures the code does not give."""
 
 from __future__ import annotations
 
@@ -16,9 +16,9 @@ def test_the_readme_matrix_is_current() -> None:
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    shown = module.block((ROOT / "README.md").read_text(encoding="utf-8"))
+    shown = module.block(module.PAGE.read_text(encoding="utf-8"))
     matrix = module.test_half_matrix()
     assert matrix in shown, (
-        "README test-half matrix is stale: run .venv/bin/python scripts/update_readme_calibration.py"
+        "docs/reliability.md test-half matrix is stale: run .venv/bin/python scripts/update_readme_calibration.py"
     )
     assert "false releases (wrong answers released)" in matrix and "right (" in matrix

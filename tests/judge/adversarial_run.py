@@ -1,5 +1,5 @@
 """Run the adversarial set through the pre-filter (validation, then the heuristic judge): shared by the test
-and by scripts/update_readme_checks.py, which writes one line of output per case into the README."""
+and by scripts/update_readme_checks.py, which writes one line of output per case into docs/reliability.md."""
 
 from __future__ import annotations
 

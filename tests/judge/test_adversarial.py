@@ -15,7 +15,7 @@ from tests.judge.adversarial_cases import CASES, Case
 from tests.judge.adversarial_run import all_lines, build, outcome
 from tests.judge.adversarial_run import hotpot_items as load_hotpot_items
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+RELIABILITY_PAGE = Path(__file__).resolve().parents[2] / "docs" / "reliability.md"
 
 
 @pytest.fixture(scope="module")
@@ -60,9 +60,11 @@ def test_every_wrong_answer_held_back_says_why(case: Case, hotpot_items: dict[st
     assert got in ("reject", "review") and reasons and all(reason.strip() for reason in reasons)
 
 
-def test_readme_shows_what_each_check_catches() -> None:
-    text = README.read_text(encoding="utf-8")
+def test_the_docs_show_what_each_check_catches() -> None:
+    text = RELIABILITY_PAGE.read_text(encoding="utf-8")
     start, end = "<!-- adversarial:start -->", "<!-- adversarial:end -->"
-    assert start in text and end in text, "README lacks the adversarial examples block"
+    assert start in text and end in text, "docs/reliability.md lacks the adversarial examples block"
     block = text[text.index(start) + len(start) : text.index(end)].strip().splitlines()
-    assert block == all_lines(), "README examples are stale: run .venv/bin/python scripts/update_readme_checks.py"
+    assert block == all_lines(), (
+        "docs/reliability.md examples are stale: run .venv/bin/python scripts/update_readme_checks.py"
+    )

@@ -1,7 +1,7 @@
 """`--ocr-server URL` to vLLM serving an olmOCR model: the request olmocr's pipeline sends must be
 what that server expects.
 
-The server is the one README.md documents, olmocr's own launch of vLLM:
+The server is the one docs/sources.md documents, olmocr's own launch of vLLM:
 
     vllm serve allenai/olmOCR-2-7B-1025-FP8 --served-model-name olmocr --max-model-len 16384 ...
 
@@ -24,7 +24,7 @@ from loaders.ocr_server import serve_cpu_ocr
 from tests.ci import missing
 
 SLICE_PDFS = Path(__file__).resolve().parents[1] / "data" / "olmocr_bench" / "pdfs"
-SERVED_MODEL = "olmocr"  # vLLM's --served-model-name in README.md, as olmocr's own launch sets it
+SERVED_MODEL = "olmocr"  # vLLM's --served-model-name in docs/sources.md, as olmocr's own launch sets it
 OLMOCR_2_IMAGE_LONG_SIDE = 1288  # "rendered such that the longest dimension is 1288 pixels" (model card)
 OLMOCR_2_PROMPT = (
     "Attached is one page of a document that you must process. Just return the plain text representation of "
@@ -34,7 +34,7 @@ OLMOCR_2_PROMPT = (
     "Return your output as markdown, with a front matter section on top specifying values for the "
     "primary_language, is_rotation_valid, rotation_correction, is_table, and is_diagram parameters."
 )
-MAX_MODEL_LEN = 16384  # vLLM's --max-model-len in README.md
+MAX_MODEL_LEN = 16384  # vLLM's --max-model-len in docs/sources.md
 
 
 def require_tools() -> None:
