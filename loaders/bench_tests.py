@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from loaders.base import LoadProblem
+from loaders.image_extra import missing_image_extra
 
 CHROMIUM_ENV = "SOB_CHROMIUM"
 CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
@@ -74,9 +75,7 @@ def _bench_module() -> Any:
     try:
         from olmocr.bench import tests
     except ImportError as exc:
-        raise BenchSetupError(
-            f"olmocr's bench test classes cannot be imported ({exc}): pip install olmocr fuzzysearch playwright"
-        ) from exc
+        raise missing_image_extra(exc) from exc
     return tests
 
 

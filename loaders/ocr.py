@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from core.progress import progress
+from loaders.image_extra import missing_image_extra
 
 PIPELINE_MODULE = "olmocr.pipeline"
 PROGRESS_POLL_S = 1.0  # how often the OCR bar reads olmocr's work queue
@@ -94,7 +95,7 @@ def check_tools(server: str | None) -> None:
     try:
         import olmocr  # noqa: F401
     except ImportError as exc:
-        raise OcrSetupError(f"olmocr is not installed ({exc}): pip install olmocr") from exc
+        raise missing_image_extra(exc) from exc
     if shutil.which("pdftoppm") is None:
         raise OcrSetupError("olmocr renders pages with poppler's pdftoppm: apt-get install -y poppler-utils")
     if server == CPU_SERVER:

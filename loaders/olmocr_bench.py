@@ -27,6 +27,7 @@ from core.inside import inside
 from core.models import SourceItem
 from loaders.base import LoadProblem, LoadResult
 from loaders.bench_tests import BENCH_TESTS_KEY, GateResult, bench_test_record, gate_tests, load_test_file, score_pages
+from loaders.image_extra import require_image_extra
 from loaders.ocr import CPU_SERVER, PdfOcr, read_markdown_dir, run_olmocr
 from loaders.olmocr_draw import make_plan
 from loaders.page_images import RenderError, render_pdf_pages
@@ -214,6 +215,7 @@ def load_olmocr_bench(
     """
     if not 0.0 <= min_ocr_pass_rate <= 1.0:
         raise ValueError(f"--min-ocr-pass-rate must be between 0 and 1, got {min_ocr_pass_rate}")
+    require_image_extra()  # before any download or OCR: one error line naming the install command
     say = echo or (lambda _line: None)
     quota_categories = resolve_quota(quota) if quota is not None else None
     if quota_categories is not None and categories is None:

@@ -8,13 +8,17 @@ PYTHON="${PYTHON:-python3}"
 VENV_DIR="${1:-.venv-labelstudio}"
 LABEL_STUDIO_VERSION="${LABEL_STUDIO_VERSION:-1.23.2}"
 STAMP="$VENV_DIR/.installed-$LABEL_STUDIO_VERSION"
+PIP=("$VENV_DIR/bin/python" -m pip --disable-pip-version-check)
 if [ -f "$STAMP" ] && [ -x "$VENV_DIR/bin/label-studio" ]; then
-  echo "label-studio $LABEL_STUDIO_VERSION already installed in $VENV_DIR"
+  echo "==> label-studio $LABEL_STUDIO_VERSION already installed in $VENV_DIR"
   exit 0
 fi
+echo "==> Label Studio $LABEL_STUDIO_VERSION: the annotation server the authoring tests start, in its own"
+echo "    virtualenv $VENV_DIR (its pinned libraries clash with the toolkit's; about 1 GB, a few minutes)"
 "$PYTHON" -m venv "$VENV_DIR"
-"$VENV_DIR/bin/python" -m pip install --quiet --disable-pip-version-check --upgrade pip
-"$VENV_DIR/bin/python" -m pip install --quiet --disable-pip-version-check "label-studio==$LABEL_STUDIO_VERSION"
+"${PIP[@]}" install --upgrade pip
+"${PIP[@]}" install "label-studio==$LABEL_STUDIO_VERSION"
+echo "==> checking that label-studio $LABEL_STUDIO_VERSION imports"
 "$VENV_DIR/bin/python" -c "import label_studio; print(label_studio.__version__)" >/dev/null
 touch "$STAMP"
-echo "label-studio $LABEL_STUDIO_VERSION installed: $VENV_DIR/bin/label-studio"
+echo "==> label-studio $LABEL_STUDIO_VERSION installed: $VENV_DIR/bin/label-studio"

@@ -211,7 +211,7 @@ def _require_ocr_tools() -> None:
     fails in CI."""
     absent = [tool for tool in ("tesseract", "pdftoppm") if shutil.which(tool) is None]
     if importlib.util.find_spec("olmocr") is None:
-        absent.append("olmocr (pip)")
+        absent.append("olmocr (pip install -e '.[image]')")
     if absent:
         missing_part(f"the olmOCR examples need {', '.join(absent)} (apt-get install -y poppler-utils tesseract-ocr)")
 

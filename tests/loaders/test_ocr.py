@@ -32,7 +32,7 @@ def require(*tools: str) -> None:
     try:
         import olmocr  # noqa: F401
     except ImportError:
-        missing.append("olmocr (pip)")
+        missing.append("olmocr (pip install -e '.[image]')")
     if missing:
         message = f"needs {', '.join(missing)} (apt-get install -y poppler-utils tesseract-ocr chromium)"
         missing_part(message)

@@ -30,7 +30,7 @@ def require(*tools: str, chromium: bool = False) -> None:
     try:
         import olmocr.bench.tests  # noqa: F401
     except ImportError as exc:
-        missing.append(f"olmocr's bench test classes ({exc})")
+        missing.append(f"olmocr's bench test classes ({exc}; pip install -e '.[image]')")
     if missing:
         message = f"needs {', '.join(missing)} (apt-get install -y poppler-utils tesseract-ocr chromium)"
         missing_part(message)
