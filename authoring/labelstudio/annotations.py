@@ -10,11 +10,11 @@ import jsonschema
 
 from annotation_ui_config import TEXT_CONTROLS, VERDICT_CONTROL, VERDICTS
 from authoring import ls_evidence
+from core.boundary import InputRejected, parse_json_text
 from core.evidence import Evidence
+from core.limits import MAX_STRING_CHARS
 from core.models import Reason
 from validation import characters
-from validation.boundary import InputRejected, parse_json_text
-from validation.limits import MAX_STRING_CHARS
 
 STAGE = "authoring"  # reasons for editors that do not parse or validate
 
