@@ -30,7 +30,6 @@ from core.store_rows import (
 class Records(EventLog):
     """Records by id (a part of `core.store.Store`)."""
 
-    # -- records -----------------------------------------------------------------------------
     def upsert_records(
         self, records: Iterable[Record], state: RecordState, stage: str, kind: str = "authored"
     ) -> UpsertCounts:
@@ -287,6 +286,7 @@ class Records(EventLog):
             "SELECT count(*) FROM records WHERE source = ? AND state = ?", [source, str(state)]
         ).fetchone()[0]
 
+    # -- records of source items that changed under them --------------------------------------
     def records_of_items(self, source: str, source_ids: Sequence[str]) -> list[StoredRecord]:
         rows = self.con.execute(
             f"SELECT {ROW_COLUMNS} FROM records "
