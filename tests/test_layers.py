@@ -44,35 +44,51 @@ def import_circles(packages: list[str]) -> list[list[str]]:
     except ImportError:
         missing("grimp is not installed (it comes with import-linter: pip install -e '.[test]')")
     graph = grimp.build_graph(*packages, cache_dir=None)
-    imports = {module: graph.find_modules_directly_imported_by(module) for module in graph.modules}
+    imports = {module: sorted(graph.find_modules_directly_imported_by(module)) for module in graph.modules}
+    return strongly_connected(imports)
+
+
+def strongly_connected(imports: dict[str, list[str]]) -> list[list[str]]:
+    """The groups of two or more modules that reach each other (Tarjan's algorithm, iterative: the process's
+    recursion limit is left alone, other tests rely on it)."""
     order: dict[str, int] = {}
     low: dict[str, int] = {}
     stack: list[str] = []
+    on_stack: set[str] = set()
     circles: list[list[str]] = []
-
-    def visit(module: str) -> None:  # Tarjan's algorithm
-        order[module] = low[module] = len(order)
-        stack.append(module)
-        for imported in imports.get(module, ()):
-            if imported not in order:
-                visit(imported)
-                low[module] = min(low[module], low[imported])
-            elif imported in stack:
-                low[module] = min(low[module], order[imported])
-        if low[module] == order[module]:
-            component = []
-            while True:
-                member = stack.pop()
-                component.append(member)
-                if member == module:
-                    break
-            if len(component) > 1:
-                circles.append(sorted(component))
-
-    sys.setrecursionlimit(max(sys.getrecursionlimit(), 10 * len(imports) + 100))
-    for module in sorted(imports):
-        if module not in order:
-            visit(module)
+    for root in sorted(imports):
+        if root in order:
+            continue
+        order[root] = low[root] = len(order)
+        stack.append(root)
+        on_stack.add(root)
+        work = [(root, iter(imports.get(root, ())))]
+        while work:
+            module, pending = work[-1]
+            imported = next(pending, None)
+            if imported is not None:
+                if imported not in order:
+                    order[imported] = low[imported] = len(order)
+                    stack.append(imported)
+                    on_stack.add(imported)
+                    work.append((imported, iter(imports.get(imported, ()))))
+                elif imported in on_stack:
+                    low[module] = min(low[module], order[imported])
+                continue
+            work.pop()
+            if work:
+                parent = work[-1][0]
+                low[parent] = min(low[parent], low[module])
+            if low[module] == order[module]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == module:
+                        break
+                if len(component) > 1:
+                    circles.append(sorted(component))
     return sorted(circles)
 
 
@@ -138,3 +154,9 @@ def test_the_circle_finder_finds_a_circle_through_a_late_import(
     )
     monkeypatch.syspath_prepend(str(tmp_path))
     assert import_circles(["probe_circle"]) == [["probe_circle.card", "probe_circle.changelog", "probe_circle.release"]]
+
+
+def test_the_circle_finder_keeps_separate_circles_apart_and_leaves_chains_out() -> None:
+    imports = {"a": ["b"], "b": ["a", "c"], "c": ["d"], "d": ["c", "e"], "e": [], "f": ["a", "e"]}
+    assert strongly_connected(imports) == [["a", "b"], ["c", "d"]]
+    assert strongly_connected({"a": ["b"], "b": ["c"], "c": []}) == []
