@@ -18,8 +18,17 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from annotation_ui_config import AUDIT_VERDICTS, audit_config
-from authoring import labelstudio as ls
 from authoring import ls_state
+from authoring.labelstudio.annotations import latest_annotation
+from authoring.labelstudio.client import (
+    PULL_OMIT,
+    LabelStudioError,
+    LabelStudioSession,
+    ensure_project,
+    list_project_tasks,
+)
+from authoring.labelstudio.feedback import feedback_text, flush_feedback
+from authoring.labelstudio.pull import TaskAnnotations, annotation_stamp, annotator_of
 from core.models import Reason, Record, RecordState, utcnow
 from core.store import StateChange, Store
 from exports.audit import audit_verdicts, summarise, summary_lines
@@ -64,14 +73,12 @@ class AuditRun:
         return lines
 
 
-def run_audit(
-    store: Store, session: ls.LabelStudioSession, source: str, *, size: int, rounds: int, seed: int
-) -> AuditRun:
+def run_audit(store: Store, session: LabelStudioSession, source: str, *, size: int, rounds: int, seed: int) -> AuditRun:
     """Draw (first run), push, pull verdicts, send wrong records back, and summarise."""
     run = AuditRun(audit_id(source, size, rounds, seed))
     if not _drawn(store, run.audit_id):
         run.drawn = _draw(store, source, run.audit_id, size, rounds, seed)
-    project = ls.ensure_project(
+    project = ensure_project(
         store,
         session,
         f"audit:{source}",
@@ -132,7 +139,7 @@ def _audited(record: Record) -> dict[str, Any]:
     }
 
 
-def _push(store: Store, session: ls.LabelStudioSession, aid: str, project_id: int, rounds: int) -> int:
+def _push(store: Store, session: LabelStudioSession, aid: str, project_id: int, rounds: int) -> int:
     rows = store.con.execute(
         "SELECT round, record_id, audited FROM audit_tasks WHERE audit_id = ? AND task_id IS NULL "
         "ORDER BY round, record_id",
@@ -152,7 +159,7 @@ def _push(store: Store, session: ls.LabelStudioSession, aid: str, project_id: in
         )
         task_ids = list(getattr(response, "task_ids", None) or [])
         if len(task_ids) != len(batch):
-            raise ls.LabelStudioError(
+            raise LabelStudioError(
                 f"Label Studio created {len(task_ids)} of {len(batch)} audit tasks; run the command again"
             )
         store.con.executemany(
@@ -181,7 +188,7 @@ def _task(aid: str, number: int, record_id: str, audited: dict[str, Any], rounds
     return {"data": data, "meta": {"audit_id": aid, "round": number, "record_id": record_id}}
 
 
-def _pull(store: Store, session: ls.LabelStudioSession, aid: str, project_id: int, problems: list[str]) -> int:
+def _pull(store: Store, session: LabelStudioSession, aid: str, project_id: int, problems: list[str]) -> int:
     by_task = {
         int(task_id): (number, rid, ann_id, stamp)
         for task_id, number, rid, ann_id, stamp in store.con.execute(
@@ -192,17 +199,15 @@ def _pull(store: Store, session: ls.LabelStudioSession, aid: str, project_id: in
     }
     users = session.user_emails()
     pulled = 0
-    for page in ls.list_project_tasks(
-        session, project_id, fields="all", omit=ls.PULL_OMIT, what="reading audit verdicts"
-    ):
+    for page in list_project_tasks(session, project_id, fields="all", omit=PULL_OMIT, what="reading audit verdicts"):
         for raw in page:
-            task = ls.TaskAnnotations.of(raw)
+            task = TaskAnnotations.of(raw)
             known = by_task.get(task.id)
-            annotation = ls.latest_annotation(task.annotations)
+            annotation = latest_annotation(task.annotations)
             if known is None or annotation is None:
                 continue
             number, rid, ann_id, stamp = known
-            new_stamp = ls._stamp(annotation.get("updated_at"))
+            new_stamp = annotation_stamp(annotation.get("updated_at"))
             if ann_id == int(annotation["id"]) and stamp == new_stamp:
                 continue
             verdict, corrected, notes, problem = parse_verdict(annotation.get("result") or [])
@@ -218,7 +223,7 @@ def _pull(store: Store, session: ls.LabelStudioSession, aid: str, project_id: in
                     verdict,
                     json.dumps(corrected, ensure_ascii=False) if corrected is not None else None,
                     notes or None,
-                    ls._annotator(annotation.get("completed_by"), users),
+                    annotator_of(annotation.get("completed_by"), users),
                     int(annotation["id"]),
                     new_stamp,
                     utcnow(),
@@ -255,7 +260,7 @@ def parse_verdict(result: Sequence[dict[str, Any]]) -> tuple[str | None, Any, st
         return verdict, text, notes, f"the corrected answer is not valid JSON ({exc.msg}); kept as text"
 
 
-def send_back_incorrect(store: Store, session: ls.LabelStudioSession | None, source: str, aid: str) -> int:
+def send_back_incorrect(store: Store, session: LabelStudioSession | None, source: str, aid: str) -> int:
     """Move accepted records the audit found incorrect to `needs_revision`, with the corrected answer; a
     record authored in Label Studio gets the reason in its task's feedback box."""
     rows = store.con.execute(
@@ -293,7 +298,7 @@ def send_back_incorrect(store: Store, session: ls.LabelStudioSession | None, sou
 
 def feedback_to_curators(
     store: Store,
-    session: ls.LabelStudioSession,
+    session: LabelStudioSession,
     source: str,
     reasons: dict[str, Reason],
     by_what: str = "the residual-error audit",
@@ -307,8 +312,8 @@ def feedback_to_curators(
         reason = reasons.get(row.record_id or "")
         if reason is None:
             continue
-        text = ls.feedback_text([reason], row.annotation_id, None, by_what=by_what)
+        text = feedback_text([reason], row.annotation_id, None, by_what=by_what)
         ls_state.queue_feedback(
             store, session.base_url, project.project_id, row.source_id, ls_state.NEEDS_REVISION, text
         )
-    ls.flush_feedback(store, session, source, project)
+    flush_feedback(store, session, source, project)

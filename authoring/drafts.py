@@ -22,6 +22,7 @@ from typing import Any, Literal
 import duckdb
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from core.boundary import InputRejected, parse_json_text
 from core.evidence import Evidence, parse_evidence_map
 from core.llm.client import LLMClient
 from core.llm.prompts import PromptTemplate, load_template
@@ -31,7 +32,6 @@ from core.progress import tracked
 from core.redaction import redact
 from core.store import Store
 from core.verdicts import ValidationFailure, ValidationReport
-from validation.boundary import InputRejected, parse_json_text
 
 STAGE = "draft"
 MIN_PROPERTIES = 3

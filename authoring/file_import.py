@@ -1,7 +1,7 @@
 """Import curators' work from a JSONL file, one authored record per line.
 
 Every line either becomes a record or a rejection with its line number and reasons:
-malformed JSON, lines beyond the input limits (validation/boundary.py: too long, too deep, not UTF-8),
+malformed JSON, lines beyond the input limits (core/boundary.py: too long, too deep, not UTF-8),
 missing or unknown fields and unknown source ids are never skipped silently, and never stored.
 """
 
@@ -11,41 +11,22 @@ import hashlib
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import ValidationError
 
+from core.authored_line import AuthoredLine
 from core.batching import batched
+from core.boundary import InputLine, read_json_lines
 from core.evidence import Evidence, parse_evidence_map
+from core.limits import check_nesting
 from core.models import Provenance, Reason, Record, SourceItem, utcnow
 from validation import characters
-from validation.boundary import InputLine, read_json_lines
-from validation.limits import check_nesting
 
 STAGE = "import"
 READ_BATCH = 2000  # lines per batch: the source items of one batch are looked up together
 
 # Source id -> item for the ids of one batch (absent: unknown or unreadable), e.g. Store.source_items_by_id.
 SourceLookup = Callable[[Sequence[str]], Mapping[str, SourceItem]]
-
-
-class AuthoredLine(BaseModel):
-    """The contract of one line of an authored-records file."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    source_id: str = Field(min_length=1)
-    question: str = Field(min_length=1)
-    json_schema: dict[str, Any]
-    ground_truth: dict[str, Any]
-    annotator: str = Field(min_length=1)
-    # Where each value comes from, keyed by JSON path (core/evidence.py): a quoted string, or
-    # {"kind": "normalised"|"derived"|"absent", "quote", "start", "end", "sources", "rule", "note"}.
-    evidence: dict[str, Any] | None = None
-    # Optional provenance a curator's own tooling may add.
-    draft_model: str | None = None
-    time_spent_s: float | None = None
-    notes: str | None = None
 
 
 @dataclass

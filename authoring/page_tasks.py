@@ -32,7 +32,7 @@ from loaders.bench_tests import BENCH_TESTS_KEY, bench_tests_from_records, score
 from loaders.page_images import IMAGES_DIR, MEDIA_DIR
 
 if TYPE_CHECKING:
-    from authoring.labelstudio import LabelStudioSession
+    from authoring.labelstudio.client import LabelStudioSession
     from core.store import Store
 
 SOURCE = "olmocr"
@@ -73,7 +73,7 @@ class PageImageError(RuntimeError):
 
 def ensure_image_storage(session: LabelStudioSession, project_id: int, images_dir: Path) -> None:
     """A local-files storage of the project for `images_dir`: what lets Label Studio serve its files."""
-    from authoring.labelstudio import LabelStudioError
+    from authoring.labelstudio.client import LabelStudioError
 
     storages = session.client.import_storage.local
     path = str(images_dir.resolve())

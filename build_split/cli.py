@@ -10,7 +10,7 @@ from pathlib import Path
 import duckdb
 from pydantic import ValidationError
 
-from authoring.labelstudio import LabelStudioError
+from authoring.labelstudio.client import LabelStudioError
 from authoring.server import LabelStudioServerError
 from authoring.server_guard import Terminated, terminate_on_signals
 from build_split import exit_codes

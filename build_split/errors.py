@@ -6,7 +6,8 @@ from pathlib import Path
 
 import duckdb
 
-from core.store import STORE_FILENAME, StoreDamagedError, StoreMemoryError, WorkspaceError, is_out_of_memory
+from core.store import STORE_FILENAME, StoreDamagedError, StoreMemoryError, WorkspaceError
+from core.store_connection import is_out_of_memory
 
 # DuckDB's words for a file it cannot make sense of (as opposed to a query that went wrong).
 _DAMAGE_MARKERS = ("corrupt", "checksum", "could not read enough bytes", "not a valid duckdb database")

@@ -14,7 +14,8 @@ from core import revisions
 from core.batching import batched
 from core.models import Reason, RecordState
 from core.progress import tracked
-from core.store import WRITE_BATCH, Store, UpsertCounts
+from core.store import Store, UpsertCounts
+from core.store_events import WRITE_BATCH
 from loaders.base import LoadResult
 
 

@@ -13,16 +13,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from authoring.drafts import load_drafts, run_drafting
-from authoring.labelstudio import (
-    SyncResult,
-    awaiting_line,
+from authoring.labelstudio.feedback import (
     bounce_gate_flags,
     bounce_review_flags,
     bounce_validation_failures,
-    label_studio_for_run,
-    sync,
     write_verdicts,
 )
+from authoring.labelstudio.runs import SyncResult, awaiting_line, label_studio_for_run, sync
 from authoring.source_changes import RecheckResult, recheck_changed_sources
 from build_split.exit_codes import StageFailures, exit_code, summary_line
 from build_split.ingest import import_into_store, load_into_store

@@ -2,7 +2,7 @@
 
 Label Studio's webhooks (annotation created or updated) reach a small receiver on loopback; each one wakes a
 cycle that pulls the new annotations, validates and judges them, and writes the verdict back into the task
-(`authoring.labelstudio.write_verdicts`), so the curator sees it within seconds. Where webhooks cannot reach
+(`authoring.labelstudio.feedback.write_verdicts`), so the curator sees it within seconds. Where webhooks cannot reach
 the toolkit (a Label Studio on another machine), or one is lost, a cycle also runs every `poll_s` seconds.
 The store is opened for each cycle only: `--status`, `--rejections`, `--diff`, `--release` and
 `python -m scoring` work from another terminal meanwhile.
@@ -20,7 +20,8 @@ from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import urlparse
 
-from authoring.labelstudio import LabelStudioError, LabelStudioSession, ensure_project, label_studio_for_run
+from authoring.labelstudio.client import LabelStudioError, LabelStudioSession, ensure_project
+from authoring.labelstudio.runs import label_studio_for_run
 from build_split.options import RunOptions
 from build_split.pipeline import RunSummary, run_once
 from core.store import Store

@@ -20,6 +20,7 @@ from typing import Any
 import pyarrow.parquet as pq
 
 from exports.columns import CORE_COLUMNS, SOURCE_COLUMNS
+from exports.layout import DATA_DIR
 
 CHANGE_KINDS = ("added", "removed", "changed")
 _MARKS = {"added": "+", "removed": "-", "changed": "~"}
@@ -38,8 +39,6 @@ def row_digest(row: Mapping[str, Any], columns: Iterable[str]) -> str:
 
 def release_digests(release_path: Path, source: str) -> dict[str, tuple[str, str]]:
     """{record_id: (split, content digest)} from a release folder's data files."""
-    from exports.release import DATA_DIR  # late: release imports this module
-
     columns = content_columns(source)
     found: dict[str, tuple[str, str]] = {}
     data = Path(release_path) / DATA_DIR

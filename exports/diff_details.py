@@ -12,6 +12,7 @@ import jsonpatch
 import pyarrow.parquet as pq
 
 from exports.changelog import _MARKS, CHANGE_KINDS, content_columns, format_changelog
+from exports.layout import DATA_DIR
 
 JSON_COLUMNS = ("json_schema", "ground_truth", "validated_output")
 SHOWN_CHARS = 90  # of a value, on the terminal
@@ -19,8 +20,6 @@ SHOWN_CHARS = 90  # of a value, on the terminal
 
 def release_rows(release_path: Path, source: str, record_ids: Iterable[str]) -> dict[str, dict[str, Any]]:
     """The content columns of the wanted records of a release folder, by record id."""
-    from exports.release import DATA_DIR  # late: release imports the changelog
-
     wanted = set(record_ids)
     columns = content_columns(source)
     rows: dict[str, dict[str, Any]] = {}

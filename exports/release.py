@@ -44,14 +44,15 @@ from exports.audit import card_section as audit_card_section
 from exports.audit import manifest_entry as audit_manifest_entry
 from exports.changelog import compute_changelog, content_columns, first_release_changelog, release_digests, row_digest
 from exports.columns import record_row, stored_row
+from exports.curation_card import card_section as curation_card_section
 from exports.features import release_schema
 from exports.flags import accepted_with_open_flags, flag_counts
+from exports.layout import DATA_DIR
 from exports.manifest import build_funnel, build_manifest, file_sha256
 from exports.splits import SplitAssigner, split_names
 from exports.stats import StatsCollector
 from exports.versions import parse_version, previous_version
 
-DATA_DIR = "data"
 TEMP_PREFIX = ".tmp-"
 WRITE_BATCH = 1000  # rows per write and per row group; part of the byte-identical output, keep fixed
 READ_BATCH = 2000  # stored records fetched at a time
@@ -231,9 +232,7 @@ def write_release(
         )
         audit = audit_summary(store, source)  # the residual-error audit, beside SOB's own figure
         card_text = card_text.rstrip("\n") + "\n\n" + audit_card_section(audit)
-        if curation is not None:  # scoring/release_numbers.py: how the drafts shaped the answers, flags, budget
-            from scoring.release_numbers import card_section as curation_card_section
-
+        if curation is not None:  # measured by the caller: how the drafts shaped the answers, flags, budget
             card_text += "\n" + curation_card_section(curation)
         card_bytes = card_text.encode("utf-8")
         _write_file(tmp / "README.md", card_bytes)

@@ -23,14 +23,14 @@ from typing import Any, Literal
 
 from pydantic import ConfigDict, Field, ValidationError
 
-from authoring.file_import import AuthoredLine
+from core.authored_line import AuthoredLine
+from core.boundary import read_json_lines
 from core.evidence import parse_evidence_map
+from core.limits import check_nesting
 from core.models import SOURCES, Provenance, Reason, Record, SourceItem, SourceName, utcnow
 from core.verdicts import JudgeVerdict, ValidationReport
 from judge.base import Judge
 from judge.gate import decide
-from validation.boundary import read_json_lines
-from validation.limits import check_nesting
 from validation.pipeline import check_record
 
 OUTCOMES = ("released", "needs_review", "rejected")

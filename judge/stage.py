@@ -17,7 +17,8 @@ from core.gc_tuning import fewer_collections
 from core.models import Reason, Record, RecordState, utcnow
 from core.progress import progress
 from core.row_stage import run_row_stage
-from core.store import RecordRow, StateChange, Store, StoredRecord, parse_error_summary, payload_json
+from core.store import RecordRow, StateChange, Store, StoredRecord
+from core.store_rows import parse_error_summary, payload_json
 from core.verdicts import JudgeVerdict, ValidationReport
 from judge.base import Judge
 from judge.gate import decide

@@ -28,10 +28,10 @@ from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
+from core.boundary import InputRejected, check_value, read_json_lines
 from core.models import SourceItem
 from loaders.base import LoadProblem, LoadResult
 from loaders.kaldi import KaldiError, iter_kaldi_segments, iter_kaldi_text
-from validation.boundary import InputRejected, check_value, read_json_lines
 
 __all__ = [
     "AmiFormatError",
@@ -400,7 +400,7 @@ def _read_kaldi(
 
 
 def _jsonl_rows(path: Path) -> Iterator[tuple[int, Any, str]]:
-    """Lines held to the input limits (validation/boundary.py): one that is not UTF-8, not JSON, too long
+    """Lines held to the input limits (core/boundary.py): one that is not UTF-8, not JSON, too long
     or too deep is rejected with its number, and the rest load."""
     for line in read_json_lines(path):
         if line.problem is not None:

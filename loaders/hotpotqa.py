@@ -8,10 +8,10 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, Literal
 
+from core.boundary import InputRejected, check_value, read_json_lines, read_json_list
 from core.models import SourceItem
 from loaders.base import LoadProblem, LoadResult
 from loaders.sampling import stratified_sample
-from validation.boundary import InputRejected, check_value, read_json_lines, read_json_list
 
 HUB_REPO = "hotpotqa/hotpot_qa"
 HUB_CONFIG = "distractor"
@@ -92,7 +92,7 @@ def to_source_item(row: dict[str, Any], context_mode: ContextMode = "all", split
 
 def _iter_file_rows(path: Path) -> Iterator[tuple[int, Any, str]]:
     """Yield (line/item/row number, parsed row or the InputRejected that refused it, raw text) from one
-    file. Every row is held to the input limits (validation/boundary.py) before it can be stored."""
+    file. Every row is held to the input limits (core/boundary.py) before it can be stored."""
     suffix = path.suffix.lower()
     if suffix == ".parquet":
         import pyarrow.parquet as pq

@@ -501,7 +501,7 @@ def _ambiguity(args: argparse.Namespace) -> dict[str, Any]:
         }
         save_flags(store.con, "ambiguous", args.source, flags)
         if flags:  # shown to the curators when a Label Studio is configured (LABEL_STUDIO_URL / _API_KEY)
-            from authoring.labelstudio import label_studio_for_run
+            from authoring.labelstudio.runs import label_studio_for_run
             from scoring.send_back import show_ambiguity_flags
 
             with label_studio_for_run(args.workspace) as session:

@@ -21,7 +21,8 @@ from typing import Any
 
 import pyarrow.parquet as pq
 
-from exports.release import DATA_DIR, ReleaseError, verify_release
+from exports.layout import DATA_DIR
+from exports.release import ReleaseError, verify_release
 from exports.splits import split_names
 from scoring.sob import MODALITY_OF_CONFIG, Modality
 from scoring.sob_files import Rejection, read_json_lines

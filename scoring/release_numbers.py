@@ -1,6 +1,7 @@
 """Curation numbers a release's card and manifest report: how much the LLM drafts shaped the ground truth,
 ground truths over SOB's output budget, arrays whose order the context may not imply, and the suspect and
-ambiguity flags raised on the released records."""
+ambiguity flags raised on the released records. The card's section is written from them by
+exports/curation_card.py."""
 
 from __future__ import annotations
 
@@ -51,33 +52,3 @@ def curation_numbers(store: Store, source: str, budget: int = OUTPUT_TOKEN_BUDGE
         "suspect_flags": len(suspects),
         "ambiguity_flags": len(ambiguous),
     }
-
-
-def _pct(value: float | None) -> str:
-    return "n/a" if value is None else f"{100 * value:.1f}%"
-
-
-def card_section(numbers: dict[str, Any]) -> str:
-    """The dataset card's "Curation numbers" section (markdown)."""
-    agreement = numbers["draft_agreement"]
-    budget = numbers["output_budget"]
-    with_draft = agreement["records_with_draft"]
-    lines = [
-        "## Curation numbers",
-        "",
-        f"- Draft to final: {with_draft} of {numbers['records']} records started from an LLM draft"
-        + (
-            f"; the final answers keep {_pct(agreement['mean_value_accuracy'])} of the draft's values on average "
-            f"(mean STED {agreement['mean_sted']:.3f}), and {agreement['unchanged']} were released unchanged."
-            if with_draft
-            else "."
-        ),
-        f"- Output budget: the largest ground truth is {budget['max_tokens']} tokens ({budget['tokenizer']}); "
-        f"{budget['over_budget']} exceed SOB's {budget['budget']}-token output budget.",
-        f"- Array order: {numbers['array_order_warnings']} arrays whose order the context may not imply "
-        "(SOB scores arrays by index).",
-        f"- Flags: {numbers['suspect_flags']} records are suspects (reference models agree with each other and not "
-        f"with the ground truth); {numbers['ambiguity_flags']} questions were flagged ambiguous by repeated drafts.",
-        "",
-    ]
-    return "\n".join(lines)

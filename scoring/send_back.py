@@ -35,7 +35,7 @@ def reason_for(suspect: Suspect) -> Reason:
 def send_back_suspects(workspace: Path | str, source: str, suspects: Sequence[Suspect]) -> int:
     """Move the accepted suspects of `source` to `needs_revision`; returns how many moved."""
     from authoring.audit import feedback_to_curators
-    from authoring.labelstudio import label_studio_for_run
+    from authoring.labelstudio.runs import label_studio_for_run
 
     with Store.open(workspace) as store:
         ids = [s.record_id for s in suspects]
@@ -64,10 +64,11 @@ def ambiguity_text(detail: dict) -> str:
 def show_ambiguity_flags(store: Store, session: object, source: str, flags: dict[str, dict]) -> int:
     """Write each flagged source item's ambiguity note into its Label Studio task (the feedback box above the
     editors), keeping the task's state; returns how many tasks got it."""
-    from authoring import labelstudio as ls
     from authoring import ls_state
+    from authoring.labelstudio.client import LabelStudioSession
+    from authoring.labelstudio.feedback import flush_feedback
 
-    assert isinstance(session, ls.LabelStudioSession)
+    assert isinstance(session, LabelStudioSession)
     project = ls_state.get_project(store, session.base_url, source)
     if project is None:
         return 0
@@ -79,5 +80,5 @@ def show_ambiguity_flags(store: Store, session: object, source: str, flags: dict
                 store, session.base_url, project.project_id, row.source_id, row.status, ambiguity_text(detail)
             )
             shown += 1
-    ls.flush_feedback(store, session, source, project)
+    flush_feedback(store, session, source, project)
     return shown

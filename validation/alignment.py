@@ -16,15 +16,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from core.verdicts import ValidationFailure
-from validation import paths
-from validation.cache import FailureCache, schema_key
-from validation.limits import (
+from core.limits import (
     MAX_GROUND_TRUTH_CONTAINERS,
     MAX_GROUND_TRUTH_NESTING,
     MAX_SCHEMA_CONTAINERS,
     MAX_SCHEMA_NESTING,
 )
+from core.verdicts import ValidationFailure
+from validation import paths
+from validation.cache import FailureCache, schema_key
 from validation.schema_nav import (
     is_array_schema,
     is_object_schema,

@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from core.limits import MAX_SCHEMA_NESTING
 from core.verdicts import ComplexityInfo
 from validation.cache import BoundedCache, schema_key
-from validation.limits import MAX_SCHEMA_NESTING
 from validation.schema_nav import branches, is_array_schema, is_null_only, merge_all_of, resolve
 
 _cache: BoundedCache[ComplexityInfo] = BoundedCache(65536)

@@ -7,6 +7,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any, NamedTuple
 
 from core.evidence import Evidence
+from core.limits import check_ground_truth_nesting, check_nesting, check_schema_nesting
 from core.models import Record
 from core.verdicts import GroundingInfo, ValidationFailure, ValidationReport
 from validation import regex_limit
@@ -17,7 +18,6 @@ from validation.complexity import assess_complexity
 from validation.evidence import check_evidence
 from validation.field_hints import field_hints
 from validation.ground_truth import check_ground_truth, pattern_too_slow
-from validation.limits import check_ground_truth_nesting, check_nesting, check_schema_nesting
 from validation.pydantic_check import check_pydantic
 from validation.schema_check import check_schema, is_schema_usable
 

@@ -24,8 +24,8 @@ from typing import Any
 
 import regex
 
+from core.limits import MAX_SCHEMA_CONTAINERS
 from validation import paths
-from validation.limits import MAX_SCHEMA_CONTAINERS
 
 SEARCH_SECONDS = 0.25  # one search
 BUDGET_SECONDS = 1.0  # every search of one record (see `budget`)

@@ -27,10 +27,10 @@ from jsonschema.protocols import Validator
 from jsonschema_specifications import REGISTRY as SPECIFICATIONS
 from referencing import Registry, Resource
 
+from core.limits import MAX_SCHEMA_CONTAINERS, MAX_SCHEMA_NESTING
 from core.verdicts import ValidationFailure
 from validation import paths
 from validation.cache import BoundedCache, FailureCache, schema_key
-from validation.limits import MAX_SCHEMA_CONTAINERS, MAX_SCHEMA_NESTING
 
 CHECK = "json_schema"
 

@@ -13,7 +13,8 @@ from pydantic import ValidationError
 from core.derived import read_record, with_changes
 from core.models import Reason, RecordState
 from core.row_stage import run_row_stage
-from core.store import RecordRow, StateChange, Store, parse_error_summary
+from core.store import RecordRow, StateChange, Store
+from core.store_rows import parse_error_summary
 from validation.pipeline import check_record
 
 STAGE = "validation"

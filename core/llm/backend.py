@@ -7,8 +7,8 @@ from typing import Protocol
 
 from pydantic import BaseModel, ValidationError
 
+from core.boundary import InputRejected, parse_json_text
 from core.llm.types import LLMRequest, RawReply
-from validation.boundary import InputRejected, parse_json_text
 
 
 class Backend(Protocol):

@@ -15,6 +15,7 @@ import pytest
 from annotation_ui_config import AUTHORING_CONFIGS, TEXT_CONTROLS, VERDICTS, label_config
 from authoring import labelstudio as ls
 from authoring import ls_state
+from authoring.labelstudio import pull, push
 from authoring.server import LabelStudioServer, LabelStudioServerError, find_label_studio_bin, free_port
 from core.models import Reason, RecordState, SourceItem, make_record_id
 from core.store import StateChange, Store
@@ -435,7 +436,7 @@ def test_server_killed_mid_pull_is_a_clear_error_and_the_next_run_loses_nothing(
     for i in range(1, 7):
         annotate(ls_session, task_of(store, ls_session, f"hotpotqa-{i:03d}"), question=f"Question {i}?")
     ls_session.settings = dataclasses.replace(ls_session.settings, page_size=2)
-    real_take = ls._take_page
+    real_take = pull._take_page
     pages = {"n": 0}
 
     def take_then_kill(*args: Any, **kwargs: Any) -> None:
@@ -444,7 +445,7 @@ def test_server_killed_mid_pull_is_a_clear_error_and_the_next_run_loses_nothing(
         if pages["n"] == 1:
             label_studio_server.kill()
 
-    monkeypatch.setattr(ls, "_take_page", take_then_kill)
+    monkeypatch.setattr(pull, "_take_page", take_then_kill)
     try:
         with pytest.raises(ls.LabelStudioUnavailable, match="did not answer while reading annotations") as err:
             ls.pull_annotations(store, ls_session, "hotpotqa")
@@ -452,7 +453,7 @@ def test_server_killed_mid_pull_is_a_clear_error_and_the_next_run_loses_nothing(
         kept = store.count_in_state("hotpotqa", RecordState.AUTHORED) - 1
         assert 1 <= kept < 6  # what was read before the kill is stored
     finally:
-        monkeypatch.setattr(ls, "_take_page", real_take)
+        monkeypatch.setattr(pull, "_take_page", real_take)
         label_studio_server.start()  # same data dir and port: the curators' work is still there
     resumed = ls.pull_annotations(store, ls_session, "hotpotqa")
     assert resumed.counts["authored"] == 6 - kept
@@ -507,12 +508,12 @@ def test_a_draft_model_from_the_drafting_stage_becomes_the_prediction() -> None:
         model="gemini-2.5-flash",
         prompt_version="draft_audio@3",
     )
-    task = ls.build_task(item, ls._as_draft(drafted))
+    task = ls.build_task(item, push._as_draft(drafted))
     (prediction,) = task["predictions"]
     assert prediction["model_version"] == task["data"]["draft_model"] == "gemini-2.5-flash@draft_audio@3"
     assert task["data"]["record_id"] == make_record_id("ami", item.source_id, "Who?")
     failed = Draft(source="ami", source_id=item.source_id, status="no_draft", model="m", prompt_version="p")
-    assert "predictions" not in ls.build_task(item, ls._as_draft(failed))
+    assert "predictions" not in ls.build_task(item, push._as_draft(failed))
 
 
 def test_the_password_and_token_are_in_no_command_line_and_the_data_is_private(

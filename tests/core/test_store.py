@@ -7,7 +7,9 @@ import duckdb
 import pytest
 
 from core.models import Reason, Record, RecordState, SourceItem
-from core.store import MIGRATIONS, STORE_MEMORY_ENV, StateChange, Store, WorkspaceBusyError, is_out_of_memory
+from core.store import StateChange, Store, WorkspaceBusyError
+from core.store_connection import STORE_MEMORY_ENV, is_out_of_memory
+from core.store_migrations import MIGRATIONS
 from tests.store_checks import assert_checkpointed
 
 

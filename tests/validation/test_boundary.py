@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 
 from authoring.labelstudio import parse_annotation
+from core.boundary import InputRejected, check_value, parse_json_text, read_json_lines, read_json_list
+from core.limits import MAX_INPUT_NESTING, MAX_LINE_BYTES, MAX_STRING_CHARS
 from core.models import Provenance, Record, RecordState, SourceItem
 from core.store import Store
-from validation.boundary import InputRejected, check_value, parse_json_text, read_json_lines, read_json_list
-from validation.limits import MAX_INPUT_NESTING, MAX_LINE_BYTES, MAX_STRING_CHARS
 
 
 def nested_text(depth: int) -> str:

@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
+from core.limits import MAX_GROUND_TRUTH_NESTING, nesting_depth
 from core.models import Record
 from validation import check_alignment, check_grounding, check_nesting, validate_record
-from validation.limits import MAX_GROUND_TRUTH_NESTING, nesting_depth
 
 MakeRecord = Callable[..., Record]
 

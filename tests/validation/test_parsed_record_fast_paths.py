@@ -8,11 +8,11 @@ import copy
 import json
 from typing import Any
 
+from core.limits import MAX_SCHEMA_NESTING
 from core.models import Record
 from tests.validation.conftest import GOOD_SCHEMA, MakeRecord
 from tests.validation.test_hostile_input import nested
 from validation.cache import parsed_schema_key
-from validation.limits import MAX_SCHEMA_NESTING
 from validation.pipeline import check_record
 
 

@@ -1,5 +1,5 @@
 """The input boundary: every line, row or editor text from outside is held to the limits of
-validation/limits.py before it can become a source item or a record.
+core/limits.py before it can become a source item or a record.
 
 A line that breaks one (too long, too deep, too many containers, a string too long, not UTF-8, a lone
 surrogate, not JSON) becomes an `InputRejected` with a code, and the caller keeps it as a rejection with
@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from validation.limits import (
+from core.limits import (
     MAX_INPUT_CONTAINERS,
     MAX_INPUT_NESTING,
     MAX_LINE_BYTES,

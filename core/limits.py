@@ -17,7 +17,7 @@ MAX_SCHEMA_NESTING = 80
 MAX_GROUND_TRUTH_CONTAINERS = 200_000
 MAX_SCHEMA_CONTAINERS = 20_000
 # Any line or row from outside (an authored-records line, a HotpotQA or AMI row, a Label Studio editor) is
-# held to these before anything is stored (validation/boundary.py), so whatever is in the store can be
+# held to these before anything is stored (core/boundary.py), so whatever is in the store can be
 # parsed and serialised again: pydantic refuses JSON nested deeper than about 200 levels.
 MAX_INPUT_NESTING = MAX_SCHEMA_NESTING + 2  # an authored line holds its schema one level down
 MAX_INPUT_CONTAINERS = MAX_GROUND_TRUTH_CONTAINERS + MAX_SCHEMA_CONTAINERS

@@ -1,0 +1,210 @@
+"""What goes back to the curator: the feedback box, records sent back by validation, the reviewer or the gate,
+and the verdict on each checked annotation."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from authoring import ls_evidence, ls_state
+from authoring.flag_resolutions import flags_text
+from authoring.labelstudio.annotations import STAGE
+from authoring.labelstudio.client import LabelStudioSession, ensure_project
+from core.derived import read_record
+from core.models import Reason, Record, RecordState, utcnow
+from core.store import StateChange, Store
+
+
+def feedback_text(
+    reasons: Sequence[Reason],
+    annotation_id: int | None,
+    annotator: str | None,
+    doubts: Sequence[Mapping[str, Any]] = (),
+    *,
+    by_what: str = "the toolkit",
+) -> str:
+    """The feedback box: what to fix (with the JSON path), then the grounding check's doubts, if any."""
+    when = utcnow().strftime("%Y-%m-%d %H:%M UTC")
+    by = f" by {annotator}" if annotator else ""
+    head = f"Sent back by {by_what} on {when} (annotation {annotation_id}{by}). Fix these and submit again:"
+    lines = [head, *(f"- {_where(r.path)}{r.message}" for r in reasons)]
+    if doubts:
+        lines.append("Doubts of the grounding check (fix the value or its evidence where they are right):")
+        lines += [f"- {_where(str(d.get('path', '$')))}{d.get('message', '')} ({d.get('code', '')})" for d in doubts]
+    return "\n".join(lines)
+
+
+def _where(path: str) -> str:
+    return f"{path}: " if path and path != "$" else ""
+
+
+def grounding_doubts(validation: Mapping[str, Any] | None) -> list[Mapping[str, Any]]:
+    """The soft doubts of a stored validation report (ungrounded_value, value_not_near_entity, ...)."""
+    grounding = (validation or {}).get("grounding") or {}
+    return list(grounding.get("issues") or [])
+
+
+def flush_feedback(
+    store: Store,
+    session: LabelStudioSession,
+    source: str,
+    project: ls_state.ProjectRow,
+) -> int:
+    """Write queued feedback into the tasks' data (the field the labeling config shows above the editors);
+    returns how many tasks were written."""
+    written = 0
+    for source_id, task_id, text in ls_state.pending_feedback(store, session.base_url, project.project_id):
+        task = session.call(f"reading task {task_id}", session.client.tasks.get, id=task_id)
+        data = dict(task.data or {})
+        data["feedback"] = text
+        record = _task_record(store, session.base_url, project.project_id, source_id)
+        if record is not None:  # the reviewer's open flags, and a label per JSON path of the current answer
+            data["review_flags"] = flags_text(record.provenance.review)
+            data["evidence_paths"] = ls_evidence.label_options(record.output.ground_truth, record.output.evidence)
+        session.call(f"writing feedback into task {task_id}", session.client.tasks.update, id=task_id, data=data)
+        ls_state.feedback_written(store, session.base_url, project.project_id, source_id, text)
+        written += 1
+    return written
+
+
+def bounce_validation_failures(
+    store: Store, session: LabelStudioSession, source: str, *, project: ls_state.ProjectRow | None = None
+) -> int:
+    """Send records authored in Label Studio that the validation stage rejected back to their curator.
+
+    Run it after the validation stage: the record moves to needs_revision with the validation reasons,
+    and the reasons are written into its task's feedback field.
+    """
+    project = project or ensure_project(store, session, source)
+    rows = ls_state.tasks_by_id(store, session.base_url, project.project_id)
+    by_record = {row.record_id: row for row in rows.values() if row.record_id and row.status == ls_state.AUTHORED}
+    if not by_record:
+        return 0
+    changes: list[StateChange] = []
+    queued: list[tuple[ls_state.TaskRow, str]] = []
+    for stored in store.records(source, [RecordState.REJECTED]):
+        row = by_record.get(stored.record.record_id)
+        if row is None or not any(r.stage == "validation" for r in stored.reasons):
+            continue
+        changes.append(StateChange(stored.record.record_id, RecordState.NEEDS_REVISION, STAGE, reasons=stored.reasons))
+        doubts = grounding_doubts(stored.validation)
+        annotator = stored.record.provenance.annotator
+        queued.append((row, feedback_text(stored.reasons, row.annotation_id, annotator, doubts)))
+    store.apply(changes)
+    for row, text in queued:
+        ls_state.queue_feedback(
+            store, session.base_url, project.project_id, row.source_id, ls_state.NEEDS_REVISION, text
+        )
+    flush_feedback(store, session, source, project)
+    return len(changes)
+
+
+def bounce_review_flags(
+    store: Store, session: LabelStudioSession, source: str, *, project: ls_state.ProjectRow | None = None
+) -> int:
+    """Send records authored in Label Studio that the reviewer pass flagged back to their curator.
+
+    Run it after the review stage (which moved them to needs_revision): the flags go into the task's
+    "Reviewer flags" box, the feedback says what to do, and the grounding doubts are listed below it.
+    """
+    return _bounce_flags(store, session, source, RecordState.NEEDS_REVISION, "review", "the reviewer pass", project)
+
+
+def bounce_gate_flags(
+    store: Store, session: LabelStudioSession, source: str, *, project: ls_state.ProjectRow | None = None
+) -> int:
+    """Show the curator the flags of records authored in Label Studio that the gate holds in `needs_review`.
+
+    Run it after the judge stage: the flags go above the editors exactly as the reviewer's do, and the
+    curator resolves each (`R1 fixed` or `R1 dismissed: why`); the record then goes through validation and
+    the judge again."""
+    by_what = "the toolkit's checks, which could not settle these doubts"
+    return _bounce_flags(store, session, source, RecordState.NEEDS_REVIEW, "gate", by_what, project)
+
+
+def _bounce_flags(
+    store: Store,
+    session: LabelStudioSession,
+    source: str,
+    state: RecordState,
+    stage: str,
+    by_what: str,
+    project: ls_state.ProjectRow | None,
+) -> int:
+    project = project or ensure_project(store, session, source)
+    rows = ls_state.tasks_by_id(store, session.base_url, project.project_id)
+    by_record = {row.record_id: row for row in rows.values() if row.record_id and row.status == ls_state.AUTHORED}
+    if not by_record:
+        return 0
+    bounced = 0
+    for stored in store.records(source, [state]):
+        row = by_record.get(stored.record.record_id)
+        if row is None or not any(r.stage == stage for r in stored.reasons):
+            continue
+        text = feedback_text(
+            stored.reasons,
+            row.annotation_id,
+            stored.record.provenance.annotator,
+            grounding_doubts(stored.validation),
+            by_what=by_what,
+        )
+        ls_state.queue_feedback(
+            store, session.base_url, project.project_id, row.source_id, ls_state.NEEDS_REVISION, text
+        )
+        bounced += 1
+    flush_feedback(store, session, source, project)
+    return bounced
+
+
+def verdict_text(state: str, reasons_json: str | None, judge_json: str | None, annotation_id: int | None) -> str:
+    """What the curator reads above the editors once the toolkit has checked their annotation."""
+    judge = json.loads(judge_json) if judge_json else {}
+    scores = ", ".join(f"{name} {value}" for name, value in (judge.get("scores") or {}).items())
+    by = f"{judge.get('judge') or 'the checks'}" + (f"; {scores}" if scores else "")
+    head = f"Verdict on annotation {annotation_id}"
+    if state == RecordState.ACCEPTED:
+        return f"{head}: accepted ({by}). Nothing more to do here."
+    lines = [f"{head}: rejected ({by}):"]
+    for reason in json.loads(reasons_json) if reasons_json else []:
+        where = f" {reason['path']}" if reason.get("path") else ""
+        lines.append(f"[{reason.get('stage')}/{reason.get('code')}]{where} {reason.get('message')}")
+    lines.append("Change the answer and submit again to have it checked again.")
+    return "\n".join(lines)
+
+
+def write_verdicts(store: Store, session: LabelStudioSession, source: str) -> int:
+    """Write each checked annotation's verdict (accepted, or rejected with its reasons and JSON paths) into its
+    task, once per verdict: the curator sees it without anyone re-running anything. Records sent back
+    (needs_revision) already got their errors from the bounce."""
+    project = ls_state.get_project(store, session.base_url, source)
+    if project is None:
+        return 0
+    rows = ls_state.tasks_by_id(store, session.base_url, project.project_id)
+    by_record = {row.record_id: row for row in rows.values() if row.record_id and row.status == ls_state.AUTHORED}
+    if not by_record:
+        return 0
+    checked = store.con.execute(
+        "SELECT record_id, state, reasons, judge FROM records WHERE record_id = ANY(?) AND state = ANY(?)",
+        [list(by_record), [str(RecordState.ACCEPTED), str(RecordState.REJECTED)]],
+    ).fetchall()
+    written = 0
+    for record_id, state, reasons, judge in checked:
+        row = by_record[record_id]
+        text = verdict_text(state, reasons, judge, row.annotation_id)
+        if text == row.feedback:
+            continue
+        ls_state.queue_feedback(store, session.base_url, project.project_id, row.source_id, row.status, text)
+        written += 1
+    if written:
+        flush_feedback(store, session, source, project)
+    return written
+
+
+def _task_record(store: Store, base_url: str, project_id: int, source_id: str) -> Record | None:
+    row = store.con.execute(
+        "SELECT r.record, r.derived FROM ls_tasks t JOIN records r ON r.record_id = t.record_id "
+        "WHERE t.base_url = ? AND t.project_id = ? AND t.source_id = ?",
+        [base_url, project_id, source_id],
+    ).fetchone()
+    return read_record(*row) if row else None

@@ -1,0 +1,112 @@
+"""One call per run: the Label Studio a run talks to, push then pull, and what waits for curators."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from authoring import ls_state
+from authoring.labelstudio.client import LabelStudioSession, LabelStudioSettings, ensure_project
+from authoring.labelstudio.pull import PullResult, pull_annotations, pull_tasks
+from authoring.labelstudio.push import PushResult, push_tasks
+from core.store import Store
+
+
+@dataclass
+class SyncResult:
+    project_id: int
+    url: str
+    push: PushResult
+    pull: PullResult
+
+
+def sync(
+    store: Store,
+    session: LabelStudioSession,
+    source: str,
+    drafts: Mapping[str, Mapping[str, Any]] | None = None,
+    *,
+    task_ids: Sequence[int] | None = None,
+) -> SyncResult:
+    """Push new candidates, then pull finished annotations: what one run of the pipeline does. With `task_ids`
+    (a webhook named them): pull those tasks only, push nothing."""
+    project = ensure_project(store, session, source)
+    if task_ids:
+        pulled = pull_tasks(store, session, source, task_ids)
+        return SyncResult(project.project_id, session.project_url(project.project_id), PushResult(), pulled)
+    pushed = push_tasks(store, session, source, drafts, project=project)
+    pulled = pull_annotations(store, session, source, project=ls_state.get_project(store, session.base_url, source))
+    return SyncResult(project.project_id, session.project_url(project.project_id), pushed, pulled)
+
+
+def awaiting_curators(store: Store, source: str, base_url: str | None = None) -> dict[str, int]:
+    """Tasks that wait for a curator, by why: awaiting (new), needs_revision (sent back), needs_discussion."""
+    counts = ls_state.status_counts(store, source, base_url)
+    return {status: counts.get(status, 0) for status in ls_state.OPEN_STATUSES}
+
+
+def awaiting_line(store: Store, session: LabelStudioSession, source: str, *, served: bool = True) -> str:
+    """What waits for curators, and where. `served=False`: the toolkit's own server stops with this run, so no
+    URL is given (it would lead nowhere), but how to serve the curators."""
+    project = ls_state.get_project(store, session.base_url, source)
+    counts = awaiting_curators(store, source, session.base_url)
+    total = sum(counts.values())
+    detail = (
+        f"({counts['awaiting']} new, {counts['needs_revision']} sent back, {counts['needs_discussion']} to discuss)"
+    )
+    if not served:
+        return (
+            f"Label Studio: stopped with this run; {total} task(s) await curators {detail}. "
+            "Serve them with --start-label-studio --keep-label-studio"
+        )
+    where = session.project_url(project.project_id) if project else session.base_url
+    return f"Label Studio: {where} - {total} task(s) await curators {detail}"
+
+
+@contextmanager
+def label_studio_for_run(
+    workspace: Path | str,
+    *,
+    url: str | None = None,
+    api_key: str | None = None,
+    start: bool = False,
+    port: int | None = None,
+    keep_running: bool = False,
+    echo: Callable[[str], None] = print,
+) -> Iterator[LabelStudioSession | None]:
+    """The Label Studio a run talks to: started in the workspace (`--start-label-studio`), given by
+    flags or LABEL_STUDIO_URL / LABEL_STUDIO_API_KEY, or None when there is none.
+
+    A started server is stopped when the block ends; with `keep_running` it serves the curators until
+    Ctrl-C first.
+    """
+    if not start:
+        settings = LabelStudioSettings.from_env(url, api_key)
+        yield LabelStudioSession(settings) if settings is not None else None
+        return
+    from authoring.server import DEFAULT_PORT, LabelStudioServer
+
+    server = LabelStudioServer.for_workspace(workspace, port=port or DEFAULT_PORT)
+    echo(f"starting Label Studio in {server.data_dir} (the first start takes about a minute) ...")
+    server.start()
+    if server.orphan_stopped is not None:
+        echo(
+            f"stopped a Label Studio that a killed run left running (process group {server.orphan_stopped.pid}, "
+            f"port {server.orphan_stopped.port})"
+        )
+    try:
+        assert server.credentials is not None
+        echo(
+            f"Label Studio is up at {server.url}: log in as {server.credentials.username}, "
+            f"password in {server.data_dir / 'credentials.json'}"
+        )
+        settings = LabelStudioSettings(url=server.url, api_key=server.api_key, local_files_root=str(server.files_root))
+        yield LabelStudioSession(settings)
+        if keep_running:
+            echo(f"Label Studio keeps running at {server.url} for the curators; Ctrl-C stops it.")
+            server.serve_until_interrupted()
+    finally:
+        server.stop()
