@@ -19,32 +19,33 @@ own versions).
 
 Publishing is idempotent: files whose content the repo already has (SHA-256 for LFS files, git
 blob id otherwise, computed by `huggingface_hub`) are not uploaded; with nothing to change and the tag
-in place, nothing is done. Transient Hub answers (HTTP 408/412/429/5xx, timeouts) are retried with
-backoff; each attempt re-reads the repo first, so a commit that landed before its answer was lost is
-not made twice. A Hub that cannot be reached at all (DNS, refused connection) is not retried: it
-raises `HubUnavailableError` at once, as do transient answers that outlast the retries (the CLI gives it
-its own exit code).
+in place, nothing is done. `huggingface_hub` hashes, uploads and commits; it retries the uploads itself
+(`http_backoff`: HTTP 408/429/5xx and dropped connections, with backoff) and, by design, not the commit.
+There is no retry loop on top: a Hub that cannot be reached (DNS, refused connection, timeout) or that
+answers with a transient error raises `HubUnavailableError` at once (the CLI gives it its own exit code).
+Publishing again is safe: it re-reads the repo, and the commit names its parent, so a commit that landed
+before its answer was lost is not made twice (the next run only tags it).
 
 A local folder as the target gets exactly the files the repo would get, plus `tags.json` in
-place of the Hub's tags, so a curator can look (and `datasets.load_dataset(folder, "image")`)
+place of the Hub's tags (`"target": "folder"`: a folder has no commits, so a tag names its release's
+manifest instead of a commit id), so a curator can look (and `datasets.load_dataset(folder, "image")`)
 before publishing. The Hub token comes from `HF_TOKEN` (or the `hf auth login` store) and is
 never printed or written anywhere.
 """
 
 from __future__ import annotations
 
-import hashlib
+import io
 import json
 import os
 import re
 import shutil
 import tempfile
-import time
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, BinaryIO, Literal
 
 import yaml
 
@@ -124,13 +125,6 @@ def tag_name(config: str, version: str) -> str:
 # --- the repo layout of one release ------------------------------------------------------------
 
 
-def git_blob_oid(data: bytes) -> str:
-    """The git object id of a file's content, as the Hub reports for non-LFS files (`huggingface_hub`'s)."""
-    from huggingface_hub.utils.sha import git_hash
-
-    return git_hash(data)
-
-
 @dataclass
 class LocalFile:
     """A file the repo should hold: from a release folder (`path`) or generated (`data`)."""
@@ -149,11 +143,16 @@ class LocalFile:
 
     @property
     def sha256(self) -> str:
+        """SHA-256 of the content, as the Hub keys LFS files (the manifest's when known, else `huggingface_hub`'s)."""
         if self._sha256 is None:
-            self._sha256 = (
-                hashlib.sha256(self.data).hexdigest() if self.data is not None else file_sha256(self.path)  # type: ignore[arg-type]
-            )
+            from huggingface_hub.utils.sha import sha_fileobj
+
+            with self.open() as fileobj:
+                self._sha256 = sha_fileobj(fileobj).hex()
         return self._sha256
+
+    def open(self) -> BinaryIO:
+        return io.BytesIO(self.data) if self.data is not None else self.path.open("rb")  # type: ignore[union-attr]
 
     @property
     def source(self) -> bytes | str:
@@ -411,7 +410,9 @@ class RemoteFile:
             return False
         if self.sha256 is not None:
             return self.sha256 == local.sha256
-        return self.git_oid is not None and self.git_oid == git_blob_oid(local.read())
+        from huggingface_hub.utils.sha import git_hash  # the Hub's blob id of a non-LFS file
+
+        return self.git_oid is not None and self.git_oid == git_hash(local.read())
 
 
 @dataclass
@@ -419,7 +420,7 @@ class RepoState:
     exists: bool
     head: str | None = None
     files: dict[str, RemoteFile] = field(default_factory=dict)
-    tags: dict[str, str] = field(default_factory=dict)  # tag -> commit
+    tags: dict[str, str | None] = field(default_factory=dict)  # tag -> Hub commit (None in a folder: no commits)
     readme: str | None = None
     private: bool | None = None
 
@@ -436,7 +437,8 @@ class PublishPlan:
     adds: list[LocalFile]
     deletes: list[str]
     unchanged: list[str]
-    tag_commit: str | None  # where the tag already points, if it exists
+    tag_exists: bool
+    tag_commit: str | None  # the Hub commit the tag already points to
     commit_message: str
     commit_description: str
 
@@ -452,7 +454,8 @@ class PublishPlan:
             lines.append(f"  create the {what}{visibility}")
         if self.changes:
             base = f" on {self.base[:12]}" if self.base else ""
-            lines.append(f"  one commit{base}: {self.commit_message}")
+            what = "one commit" if self.target.kind == "hub" else "write the files"
+            lines.append(f"  {what}{base}: {self.commit_message}")
             for line in self.commit_description.splitlines():
                 lines.append(f"    | {line}")
             for file in self.adds:
@@ -462,8 +465,11 @@ class PublishPlan:
             lines.append(f"    {len(self.unchanged)} file(s) already there, unchanged")
         else:
             lines.append(f"  no commit: the {self.target.kind} already holds these {len(self.unchanged)} file(s)")
-        if self.tag_commit:
-            lines.append(f"  tag {self.tag}: already there (commit {self.tag_commit[:12]})")
+        if self.tag_exists:
+            where = f" (commit {self.tag_commit[:12]})" if self.tag_commit else " (in tags.json)"
+            lines.append(f"  tag {self.tag}: already there{where}")
+        elif self.target.kind == "folder":
+            lines.append(f"  tag {self.tag} in tags.json")
         else:
             lines.append(f"  tag {self.tag} on {'the new commit' if self.changes else 'the current head'}")
         return "\n".join(lines)
@@ -480,7 +486,6 @@ class PublishResult:
     added: tuple[str, ...] = ()
     deleted: tuple[str, ...] = ()
     unchanged: int = 0
-    attempts: int = 1
 
 
 def _remote_version(state: RepoState, config: str) -> str | None:
@@ -559,6 +564,7 @@ def plan_publish(release: Path, manifest: dict[str, Any], state: RepoState, targ
         adds=adds,
         deletes=deletes,
         unchanged=unchanged,
+        tag_exists=tag in state.tags,
         tag_commit=state.tags.get(tag),
         commit_message=message,
         commit_description=description,
@@ -582,14 +588,6 @@ def _folder_files(folder: Path) -> Iterator[Path]:
             yield path
 
 
-def folder_tree_id(folder: Path) -> str:
-    """The folder's stand-in for a commit id: SHA-1 over its files' paths and SHA-256s."""
-    digest = hashlib.sha1()  # noqa: S324 (an id, not security)
-    for path in _folder_files(folder):
-        digest.update(f"{path.relative_to(folder).as_posix()}\0{file_sha256(path)}\n".encode())
-    return digest.hexdigest()
-
-
 def read_folder_tags(folder: Path) -> dict[str, dict[str, Any]]:
     try:
         data = json.loads((folder / TAGS_FILE).read_text(encoding="utf-8"))
@@ -610,8 +608,8 @@ def folder_state(folder: Path) -> RepoState:
         rel = path.relative_to(folder).as_posix()
         files[rel] = RemoteFile(rel, path.stat().st_size, file_sha256(path), None)
     readme = (folder / README).read_text(encoding="utf-8") if (folder / README).is_file() else None
-    tags = {name: str(info.get("commit")) for name, info in read_folder_tags(folder).items()}
-    return RepoState(exists=True, head=folder_tree_id(folder), files=files, tags=tags, readme=readme)
+    tags: dict[str, str | None] = dict.fromkeys(read_folder_tags(folder))  # a folder has tags, not commits
+    return RepoState(exists=True, files=files, tags=tags, readme=readme)
 
 
 def _atomic_write(path: Path, source: LocalFile) -> None:
@@ -627,7 +625,7 @@ def _atomic_write(path: Path, source: LocalFile) -> None:
         tmp.unlink(missing_ok=True)
 
 
-def _apply_to_folder(folder: Path, plan: PublishPlan) -> str:
+def _apply_to_folder(folder: Path, plan: PublishPlan) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     for file in tracked(plan.adds, f"publish to {folder}", total=len(plan.adds), unit="file"):
         _atomic_write(folder / file.path_in_repo, file)
@@ -639,7 +637,6 @@ def _apply_to_folder(folder: Path, plan: PublishPlan) -> str:
             for sub in sorted((p for p in root.rglob("*") if p.is_dir()), key=lambda p: -len(p.parts)):
                 if not any(sub.iterdir()):
                     sub.rmdir()
-    return folder_tree_id(folder)
 
 
 def read_written(folder: Path) -> dict[str, str]:
@@ -659,25 +656,28 @@ def _not_ours(plan: PublishPlan, state: RepoState, written: dict[str, str]) -> l
     return sorted(path for path in touched if path != README and written.get(path) != state.files[path].sha256)
 
 
-def _write_folder_tags(folder: Path, plan: PublishPlan, commit: str, written: dict[str, str]) -> None:
-    """tags.json: the tags the repo would have, and the files the toolkit has written (after this plan)."""
+def _write_folder_tags(folder: Path, plan: PublishPlan, written: dict[str, str]) -> None:
+    """tags.json: the tags the repo would have (a folder has no commits: a tag names its release's manifest by
+    SHA-256 instead), and the files the toolkit has written (after this plan)."""
     tags = read_folder_tags(folder)
-    if plan.tag_commit is None:
+    if not plan.tag_exists:
+        manifest = f"{config_prefixes(plan.config)[1]}manifest.json"
         tags[plan.tag] = {
-            "commit": commit,
             "config": plan.config,
             "version": plan.version,
             "message": plan.commit_message,
+            "manifest": manifest,
+            "manifest_sha256": file_sha256(folder / manifest),
         }
     files = dict(written)
     files.update((file.path_in_repo, file.sha256) for file in plan.adds)
     for path in plan.deletes:
         files.pop(path, None)
     doc = {
-        "target": "local folder",  # not a Hub repo: its `commit` ids are folder tree ids, not git commits
-        "about": "The tags the Hugging Face repo would have. A commit id here is the SHA-1 of the folder's file "
-        "paths and SHA-256s after that release was published (see exports.hub.folder_tree_id). `written`: the "
-        "files the toolkit wrote here, the only ones a later push may replace or delete.",
+        "target": "folder",  # not a Hub repo: no commits, so no commit ids
+        "about": "The tags the Hugging Face repo would have; a folder has no commits, so each tag names the "
+        "manifest of its release (and its SHA-256) instead. `written`: the files the toolkit wrote here, the "
+        "only ones a later push may replace or delete.",
         "tags": dict(sorted(tags.items())),
         "written": dict(sorted(files.items())),
     }
@@ -701,17 +701,18 @@ def _publish_folder(release: Path, manifest: dict[str, Any], target: Target, dry
     if dry_run:
         echo("dry run: would " + plan.describe())
         return PublishResult(**base, status="dry-run", commit=None, unchanged=len(plan.unchanged))
-    commit = _apply_to_folder(folder, plan) if (plan.changes or plan.create_repo) else plan.base
-    assert commit is not None
-    _write_folder_tags(folder, plan, commit, written)
-    return _finished(plan, base, commit, echo)
+    if plan.changes or plan.create_repo:
+        _apply_to_folder(folder, plan)
+    _write_folder_tags(folder, plan, written)
+    return _finished(plan, base, None, echo)
 
 
 def _finished(
-    plan: PublishPlan, base: dict[str, Any], commit: str, echo: Callable[[str], None], attempts: int = 1
+    plan: PublishPlan, base: dict[str, Any], commit: str | None, echo: Callable[[str], None]
 ) -> PublishResult:
-    """The result of a publish that reached `commit`, on either target, and its one-line summary."""
-    status = "published" if plan.changes else ("tagged" if plan.tag_commit is None else "unchanged")
+    """The result of a publish, on either target (`commit`: the Hub commit that carries the version; None for a
+    folder), and its one-line summary."""
+    status = "published" if plan.changes else ("tagged" if not plan.tag_exists else "unchanged")
     echo(_summary(plan, status, commit))
     return PublishResult(
         **base,
@@ -720,54 +721,69 @@ def _finished(
         added=tuple(f.path_in_repo for f in plan.adds),
         deleted=tuple(plan.deletes),
         unchanged=len(plan.unchanged),
-        attempts=attempts,
     )
 
 
 # --- the Hub target --------------------------------------------------------------------------
 
+# Answers of a Hub that may well succeed when asked again later: the same status codes huggingface_hub's
+# http_backoff retries (it retries the uploads itself; the commit and the reads it does not, and nor do we).
+TRANSIENT_STATUS = frozenset({408, 429, 500, 502, 503, 504})
 
-def is_transient(exc: BaseException) -> bool:
-    """An error worth retrying: HTTP 408/412/429/5xx or a connection problem, anywhere in the chain."""
+
+def _chain(exc: BaseException) -> Iterator[BaseException]:
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        yield current
+        current = current.__cause__ or current.__context__
+
+
+def _host(exc: BaseException, endpoint: str | None) -> str:
+    """The host the failed request went to (from the request httpx kept), else the endpoint's."""
+    from urllib.parse import urlsplit
+
+    from huggingface_hub import constants
+
+    for error in _chain(exc):
+        try:
+            request = getattr(error, "request", None)
+        except RuntimeError:  # httpx raises when an error carries no request
+            request = None
+        if request is not None and getattr(request, "url", None) is not None:
+            return str(request.url.host)
+    return urlsplit(endpoint or constants.ENDPOINT).hostname or "the Hub"
+
+
+def hub_failure(exc: BaseException, repo_id: str, endpoint: str | None) -> PublishError:
+    """The error a failed Hub call ends the publish with. No connection at all (DNS, refused, timeout) or a
+    transient answer (HTTP 408/429/5xx, past huggingface_hub's own retries of the uploads) is a network failure
+    (`HubUnavailableError`): publishing again is safe, it re-reads the repo and commits only what is missing.
+    Anything else (a refused token, a 400) is a `PublishError` that says what the Hub answered."""
     import httpx
     from huggingface_hub.errors import HfHubHTTPError, OfflineModeIsEnabled
 
-    seen: set[int] = set()
-    current: BaseException | None = exc
-    while current is not None and id(current) not in seen:
-        seen.add(id(current))
-        if isinstance(current, OfflineModeIsEnabled):
-            return False
-        if isinstance(current, HfHubHTTPError):
-            response = getattr(current, "response", None)
-            return response is not None and response.status_code in TRANSIENT_STATUS
-        if isinstance(current, httpx.TransportError):
-            return True
-        current = current.__cause__ or current.__context__
-    return False
-
-
-def is_unreachable(exc: BaseException) -> bool:
-    """No connection at all (DNS failure, connection refused), anywhere in the chain: retrying at once will not help."""
-    import httpx
-
-    seen: set[int] = set()
-    current: BaseException | None = exc
-    while current is not None and id(current) not in seen:
-        seen.add(id(current))
-        if isinstance(current, httpx.ConnectError):
-            return True
-        current = current.__cause__ or current.__context__
-    return False
-
-
-def _retry_after(exc: BaseException) -> float | None:
-    response = getattr(exc, "response", None)
-    value = response.headers.get("Retry-After") if response is not None else None
-    try:
-        return min(float(value), 60.0) if value else None
-    except ValueError:
-        return None
+    again = "nothing is lost: publish again (it commits only what is missing, never twice)"
+    for error in _chain(exc):
+        if isinstance(error, OfflineModeIsEnabled):
+            return PublishError(f"cannot publish to {repo_id}: huggingface_hub is offline (unset HF_HUB_OFFLINE)")
+        if isinstance(error, httpx.TransportError):
+            return HubUnavailableError(
+                f"the Hugging Face Hub at {_host(exc, endpoint)} could not be reached to publish to {repo_id} "
+                f"({_short(error)}); check the network (or HF_ENDPOINT): {again}"
+            )
+        if isinstance(error, HfHubHTTPError):
+            response = getattr(error, "response", None)
+            if response is not None and response.status_code in TRANSIENT_STATUS:
+                return HubUnavailableError(
+                    f"the Hugging Face Hub at {_host(exc, endpoint)} failed while publishing to {repo_id} "
+                    f"({_short(error)}); {again}"
+                )
+            if response is not None and response.status_code == 412:
+                return PublishError(f"{repo_id} changed while publishing to it (someone else committed): publish again")
+            return PublishError(f"publishing to {repo_id} failed: {_short(error)}")
+    return PublishError(f"publishing to {repo_id} failed: {_short(exc)}")
 
 
 def _hub_state(api: Any, repo_id: str) -> RepoState:
@@ -802,11 +818,10 @@ def _publish_hub(
     dry_run: bool,
     token: str | None,
     endpoint: str | None,
-    retries: int,
-    retry_wait: float,
     echo: Callable[[str], None],
-    sleep: Callable[[float], None],
 ) -> PublishResult:
+    """One pass: read the repo, plan, commit what is missing (huggingface_hub hashes, uploads and retries
+    the uploads), tag the commit that carries the version. Any failure ends the publish (`hub_failure`)."""
     from huggingface_hub import CommitOperationAdd, CommitOperationDelete, HfApi
     from huggingface_hub import get_token as stored_token
 
@@ -819,62 +834,43 @@ def _publish_hub(
             "(or run `hf auth login`)"
         )
     api = HfApi(endpoint=endpoint, token=token or None, library_name="sob-curation-toolkit")
-    warned = False
-    for attempt in range(1, retries + 2):
-        try:
-            state = _hub_state(api, repo_id)
+    try:
+        state = _hub_state(api, repo_id)
+        plan = plan_publish(release, manifest, state, target)
+        base = dict(target=str(target), config=plan.config, version=plan.version, tag=plan.tag)
+        if dry_run:
+            echo("dry run: would " + plan.describe(private=private))
+            return PublishResult(**base, status="dry-run", commit=None, unchanged=len(plan.unchanged))
+        if private and state.exists and state.private is False:
+            echo(f"note: {repo_id} exists and is public; --private applies only when the repo is created")
+        if not state.exists:
+            api.create_repo(repo_id, repo_type=REPO_TYPE, private=private, exist_ok=True)
+            echo(f"created {'private' if private else 'public'} dataset repo {repo_id}")
+            state = _hub_state(api, repo_id)  # the new repo has an initial commit to build on
             plan = plan_publish(release, manifest, state, target)
-            base = dict(target=str(target), config=plan.config, version=plan.version, tag=plan.tag)
-            if dry_run:
-                echo("dry run: would " + plan.describe(private=private))
-                return PublishResult(**base, status="dry-run", commit=None, unchanged=len(plan.unchanged))
-            if private and state.exists and state.private is False and not warned:
-                echo(f"note: {repo_id} exists and is public; --private applies only when the repo is created")
-                warned = True
-            if not state.exists:
-                api.create_repo(repo_id, repo_type=REPO_TYPE, private=private, exist_ok=True)
-                echo(f"created {'private' if private else 'public'} dataset repo {repo_id}")
-                state = _hub_state(api, repo_id)  # the new repo has an initial commit to build on
-                plan = plan_publish(release, manifest, state, target)
-            commit = state.head
-            if plan.changes:
-                operations: list[Any] = [
-                    CommitOperationAdd(path_in_repo=f.path_in_repo, path_or_fileobj=f.source) for f in plan.adds
-                ]
-                operations += [CommitOperationDelete(path_in_repo=p) for p in plan.deletes]
-                info = api.create_commit(
-                    repo_id,
-                    operations,
-                    commit_message=plan.commit_message,
-                    commit_description=plan.commit_description,
-                    repo_type=REPO_TYPE,
-                    parent_commit=state.head,
-                )
-                commit = info.oid
-            if plan.tag_commit is None:
-                api.create_tag(
-                    repo_id, tag=plan.tag, revision=commit, repo_type=REPO_TYPE, tag_message=plan.commit_message
-                )
-            return _finished(plan, base, commit, echo, attempts=attempt)
-        except PublishError:
-            raise
-        except Exception as exc:
-            if is_unreachable(exc):
-                raise HubUnavailableError(
-                    f"the Hugging Face Hub could not be reached to publish to {repo_id} ({_short(exc)}); nothing was "
-                    "published: check the network (or HF_ENDPOINT) and run again"
-                ) from exc
-            if not is_transient(exc):
-                raise PublishError(f"publishing to {repo_id} failed: {_short(exc)}") from exc
-            if attempt > retries:
-                raise HubUnavailableError(
-                    f"publishing to {repo_id} failed {attempt} times on transient Hub errors (last: {_short(exc)}); "
-                    "run again later: what was committed is kept and not committed twice"
-                ) from exc
-            delay = _retry_after(exc) or min(retry_wait * 2 ** (attempt - 1), 30.0)
-            echo(f"transient Hub error ({_short(exc)}); retrying in {delay:.1f} s (attempt {attempt + 1})")
-            sleep(delay)
-    raise HubUnavailableError(f"publishing to {repo_id} did not settle after {retries + 1} attempts")
+        commit = state.head
+        if plan.changes:
+            operations: list[Any] = [
+                CommitOperationAdd(path_in_repo=f.path_in_repo, path_or_fileobj=f.source) for f in plan.adds
+            ]
+            operations += [CommitOperationDelete(path_in_repo=p) for p in plan.deletes]
+            info = api.create_commit(
+                repo_id,
+                operations,
+                commit_message=plan.commit_message,
+                commit_description=plan.commit_description,
+                repo_type=REPO_TYPE,
+                parent_commit=state.head,  # a commit that landed before its answer was lost is not made twice
+            )
+            commit = info.oid
+        if not plan.tag_exists:
+            api.create_tag(repo_id, tag=plan.tag, revision=commit, repo_type=REPO_TYPE, tag_message=plan.commit_message)
+    except PublishError:
+        raise
+    except Exception as exc:
+        raise hub_failure(exc, repo_id, endpoint) from exc
+    assert commit is not None
+    return _finished(plan, base, commit, echo)
 
 
 def _short(exc: BaseException) -> str:
@@ -889,14 +885,15 @@ def _short(exc: BaseException) -> str:
 
 
 def _summary(plan: PublishPlan, status: str, commit: str | None) -> str:
-    where = f"commit {commit[:12]}" if commit else "no commit"
+    where = f"commit {commit[:12]}" if commit else "written"  # a folder has no commits
+    tag = f"tag {plan.tag}" if commit else f"tag {plan.tag} in tags.json"
     if status == "published":
         return (
             f"published {plan.config} {plan.version} to {plan.target}: {where}, {len(plan.adds)} file(s) added or "
-            f"updated, {len(plan.deletes)} deleted, {len(plan.unchanged)} unchanged; tag {plan.tag}"
+            f"updated, {len(plan.deletes)} deleted, {len(plan.unchanged)} unchanged; {tag}"
         )
     if status == "tagged":
-        return f"{plan.target} already had {plan.config} {plan.version}; tagged {plan.tag} on {where}"
+        return f"{plan.target} already had {plan.config} {plan.version}; {tag}" + (f" on {where}" if commit else "")
     return f"{plan.target} already has {plan.config} {plan.version} (tag {plan.tag}): nothing to do"
 
 
@@ -911,10 +908,7 @@ def publish_release(
     dry_run: bool = False,
     token: str | None = None,
     endpoint: str | None = None,
-    retries: int = 5,
-    retry_wait: float = 1.0,
     echo: Callable[[str], None] = print,
-    sleep: Callable[[float], None] = time.sleep,
 ) -> PublishResult:
     """Publish the local release folder `release` to `target` (a Hub repo id, a folder, or a `Target`).
 
@@ -939,8 +933,5 @@ def publish_release(
         dry_run=dry_run,
         token=token,
         endpoint=endpoint,
-        retries=retries,
-        retry_wait=retry_wait,
         echo=echo,
-        sleep=sleep,
     )
