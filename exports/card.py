@@ -1,4 +1,5 @@
-"""The dataset card (README.md): YAML front matter plus a body rendered from data_cards/*.md.j2."""
+"""The dataset card (README.md): a `huggingface_hub.DatasetCard` whose front matter `DatasetCardData` writes and
+whose Markdown text is rendered from data_cards/*.md.j2."""
 
 from __future__ import annotations
 
@@ -193,11 +194,19 @@ def front_matter(
     return meta
 
 
-def card_yaml(meta: dict[str, Any]) -> str:
-    """The front matter's YAML, as `huggingface_hub` writes it (key order kept)."""
-    from huggingface_hub import DatasetCardData
+# How `DatasetCard.from_template` lays a card out: huggingface_hub writes the YAML front matter (`card_data`);
+# the Markdown text is inserted as it is (a value, never parsed as a template).
+CARD_LAYOUT = "---\n{{ card_data }}\n---\n\n{{ text }}"
 
-    return DatasetCardData(**meta).to_yaml(original_order=list(meta)) + "\n"
+
+def dataset_card(meta: dict[str, Any], text: str) -> Any:
+    """The `huggingface_hub.DatasetCard` of front matter `meta` (through `DatasetCardData`) and Markdown `text`,
+    checked with `validate_card`; `str(card)` is the README."""
+    from huggingface_hub import DatasetCard, DatasetCardData
+
+    card = DatasetCard.from_template(DatasetCardData(**meta), template_str=CARD_LAYOUT, text=text.lstrip("\n"))
+    validate_card(str(card))
+    return card
 
 
 def validate_card(text: str) -> Any:
@@ -290,7 +299,8 @@ def render_card(
     plots_skipped_reason: str | None = None,
     data_files: dict[str, dict[str, Any]] | None = None,
 ) -> str:
-    """README.md text for a release, from `data_cards/<config>.md.j2`.
+    """README.md text for a release: its Markdown from `data_cards/<config>.md.j2`, its front matter written by
+    `huggingface_hub` (`dataset_card`).
 
     `flags` (exports/flags.py) counts the flags raised, fixed and dismissed and the records still in
     `needs_review`; `calibration` (judge/calibrate.py's card summary) is what the judge measured on a labelled set.
@@ -303,7 +313,6 @@ def render_card(
     columns = [(f.name, str(f.type), COLUMN_DOCS.get(f.name, "")) for f in arrow_schema(source)]
     template = _environment().get_template(f"{config}.md.j2")
     text = template.render(
-        front_matter=card_yaml(meta),
         info=info,
         source=source,
         config=config,
@@ -328,5 +337,4 @@ def render_card(
         plots=[(PLOT_FILES[key][1], path) for key, path in (plots or {}).items()],
         plots_skipped_reason=plots_skipped_reason,
     )
-    validate_card(text)
-    return text
+    return str(dataset_card(meta, text))

@@ -5,17 +5,17 @@ One repo holds one config per source: `default` (text: train, validation, test),
 files:
 
     README.md                                   one card for the repo (YAML `configs` and `dataset_info`
-                                                for every config)
+                                                for every config, one section per config)
     data/<config>/<split>-<sha256 prefix>.parquet  content-addressed: a new release never reuses a name
     meta/<config>/manifest.json                 the release's manifest (changelog, hashes, ...)
+    meta/<config>/card.md                       the release's own card (README.md of the release folder)
     meta/<config>/plots/*.png                   the release's plots, shown in the card
 
-The README keeps every other config's YAML entries (`configs`, `dataset_info`) and card section as they
-are and replaces only the published config's; it is written by `huggingface_hub.DatasetCardData` and
-checked as the Hub and `datasets` read it (exports.card.validate_card). A config's section sits between
-`<!-- sob-config:begin ... -->` and `<!-- sob-config:end <config> -->` markers. A release is one commit,
-tagged `v<version>` for the `default` config and `<config>-v<version>` for the others (each config has its
-own versions).
+The README is a `huggingface_hub.DatasetCard` made from the configs' releases in the repo (each one's
+manifest and card): their `configs` and `dataset_info` entries, a table, and each card's text as a section.
+The existing README is read as a `DatasetCard`: entries of configs the toolkit did not publish and keys a
+curator added to the front matter are kept. A release is one commit, tagged `v<version>` for the `default`
+config and `<config>-v<version>` for the others (each config has its own versions).
 
 Publishing is idempotent: files whose content the repo already has (SHA-256 for LFS files, git
 blob id otherwise, computed by `huggingface_hub`) are not uploaded; with nothing to change and the tag
@@ -47,10 +47,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO, Literal
 
-import yaml
-
 from core.progress import tracked
-from exports.card import SOURCE_CARDS, card_yaml, size_category, validate_card
+from exports.card import SOURCE_CARDS, dataset_card, size_category
 from exports.manifest import file_sha256
 from exports.release import ReleaseError, verify_release
 from exports.versions import parse_version
@@ -61,12 +59,9 @@ META_PREFIX = "meta"
 README = "README.md"
 TAGS_FILE = "tags.json"
 REPO_TYPE = "dataset"
-TRANSIENT_STATUS = frozenset({408, 412, 429, 500, 502, 503, 504})
+CARD_FILE = "card.md"  # meta/<config>/card.md: the config's release card, from which its README section is made
 # owner/name: exactly one slash, Hub-legal characters, not starting with '.', '/' or '~'.
 _REPO_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,95}/[A-Za-z0-9][A-Za-z0-9_.-]{0,95}")
-_SECTION_BEGIN = re.compile(r"^<!-- sob-config:begin (\{.*\}) -->[ \t]*$", re.MULTILINE)
-_HEADER_BEGIN = "<!-- sob-header:begin -->"
-_HEADER_END = "<!-- sob-header:end -->"
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _RELATIVE_LINK = re.compile(r"\]\((?!https?://|mailto:|#|/)([^)\s]+)\)")
 TARGET_HELP = (
@@ -165,7 +160,7 @@ def config_prefixes(config: str) -> tuple[str, str]:
 
 
 def release_files(release: Path, manifest: dict[str, Any]) -> list[LocalFile]:
-    """The repo files of a release's config, README aside (data, manifest, plots)."""
+    """The repo files of a release's config, README aside (data, plots, manifest and the release's card)."""
     config = manifest["config"]
     data_dir, meta_dir = config_prefixes(config)
     files = []
@@ -177,6 +172,7 @@ def release_files(release: Path, manifest: dict[str, Any]) -> list[LocalFile]:
     for name, info in sorted(assets.items()):
         files.append(LocalFile(meta_dir + name, path=release / name, _sha256=info.get("sha256")))
     files.append(LocalFile(meta_dir + "manifest.json", path=release / "manifest.json"))
+    files.append(LocalFile(meta_dir + CARD_FILE, path=release / README))
     return files
 
 
@@ -195,25 +191,61 @@ def config_entry(config: str, manifest: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+@dataclass(frozen=True)
+class ConfigRelease:
+    """A config's release as the README shows it: its manifest and its own card (README.md of the release)."""
+
+    manifest: dict[str, Any]
+    card: str
+
+    @classmethod
+    def of(cls, release: Path, manifest: dict[str, Any]) -> ConfigRelease:
+        return cls(manifest, (release / README).read_text(encoding="utf-8"))
+
+    @property
+    def config(self) -> str:
+        return self.manifest["config"]
+
+    def dataset_card(self) -> Any:
+        from huggingface_hub import DatasetCard
+
+        try:
+            return DatasetCard(self.card)
+        except ValueError as exc:
+            raise PublishError(
+                f"the card of {self.config} {self.manifest.get('version')} does not parse: {exc}"
+            ) from exc
+
+    def dataset_info(self) -> dict[str, Any] | None:
+        """The `dataset_info` of the release's own card (features and sizes), None for a card without one."""
+        info = self.dataset_card().data.to_dict().get("dataset_info")
+        return {**info, "config_name": self.config} if isinstance(info, dict) else None
+
+    def section(self) -> str:
+        """The config's README section: the release card's text, headings demoted, links to the release's files
+        pointed at `meta/<config>/`."""
+        body = demote_headings(self.dataset_card().text.strip("\n"))
+        return _RELATIVE_LINK.sub(lambda m: f"]({META_PREFIX}/{self.config}/{m.group(1)})", body)
+
+    def summary(self) -> dict[str, Any]:
+        """The config's row of the README's table."""
+        source = self.manifest["source"]
+        return {
+            "config": self.config,
+            "source": source,
+            "version": self.manifest["version"],
+            "records": self.manifest["num_records"],
+            "splits": self.manifest["splits"],
+            "license": SOURCE_CARDS[source].license if source in SOURCE_CARDS else None,
+        }
+
+
 def release_dataset_info(release: Path) -> dict[str, Any] | None:
-    """The `dataset_info` of the release's own card (features and sizes), None for a card without one."""
-    front, _ = split_front_matter((release / README).read_text(encoding="utf-8"))
-    info = front.get("dataset_info")
-    return info if isinstance(info, dict) else None
+    """The `dataset_info` of a release folder's card."""
+    return ConfigRelease.of(release, json.loads((release / "manifest.json").read_text(encoding="utf-8"))).dataset_info()
 
 
 # --- the README: one card for all configs ------------------------------------------------------
-
-
-def split_front_matter(text: str) -> tuple[dict[str, Any], str]:
-    if text.startswith("---\n"):
-        end = text.find("\n---\n", 3)
-        if end != -1:
-            meta = yaml.safe_load(text[4 : end + 1]) or {}
-            if not isinstance(meta, dict):
-                raise PublishError("the repo's README.md has YAML front matter that is not a mapping; fix it first")
-            return meta, text[end + 5 :]
-    return {}, text
 
 
 def demote_headings(markdown: str) -> str:
@@ -226,64 +258,6 @@ def demote_headings(markdown: str) -> str:
             line = "#" + line
         out.append(line)
     return "\n".join(out)
-
-
-def config_section(release: Path, manifest: dict[str, Any]) -> tuple[dict[str, Any], str]:
-    """(meta, text) of the config's README section, from the release's own card: front matter
-    dropped, headings demoted, links to the release's files pointed at `meta/<config>/`."""
-    config, source = manifest["config"], manifest["source"]
-    _, body = split_front_matter((release / README).read_text(encoding="utf-8"))
-    body = demote_headings(body.strip("\n"))
-    body = _RELATIVE_LINK.sub(lambda m: f"]({META_PREFIX}/{config}/{m.group(1)})", body)
-    info = SOURCE_CARDS[source]
-    meta = {
-        "config": config,
-        "source": source,
-        "version": manifest["version"],
-        "records": manifest["num_records"],
-        "splits": manifest["splits"],
-        "license": info.license,
-    }
-    return meta, body
-
-
-@dataclass
-class ParsedReadme:
-    front: dict[str, Any] = field(default_factory=dict)
-    sections: dict[str, tuple[dict[str, Any], str]] = field(default_factory=dict)  # config -> (meta, block)
-    other: str = ""  # text outside the toolkit's blocks, kept at the end
-
-
-def parse_readme(text: str | None) -> ParsedReadme:
-    if not text:
-        return ParsedReadme()
-    front, body = split_front_matter(text)
-    parsed = ParsedReadme(front=front)
-    start = body.find(_HEADER_BEGIN)
-    if start != -1:
-        end = body.find(_HEADER_END, start)
-        if end != -1:
-            body = body[:start] + body[end + len(_HEADER_END) :]
-    rest = []
-    pos = 0
-    for match in _SECTION_BEGIN.finditer(body):
-        if match.start() < pos:
-            continue
-        try:
-            meta = json.loads(match.group(1))
-            config = meta["config"]
-        except (ValueError, KeyError, TypeError):
-            continue
-        end_marker = f"<!-- sob-config:end {config} -->"
-        end = body.find(end_marker, match.end())
-        if end == -1:
-            continue
-        rest.append(body[pos : match.start()])
-        parsed.sections[config] = (meta, body[match.start() : end + len(end_marker)])
-        pos = end + len(end_marker)
-    rest.append(body[pos:])
-    parsed.other = "".join(rest).strip()
-    return parsed
 
 
 def _config_key(name: str) -> tuple[int, str]:
@@ -301,7 +275,6 @@ def _union(lists: list[list[str]]) -> list[str]:
 
 def _header(metas: list[dict[str, Any]]) -> str:
     lines = [
-        _HEADER_BEGIN,
         "# SOB structured outputs",
         "",
         "Structured-output benchmark records built with the SOB method: each gives a model a context, a question "
@@ -327,8 +300,7 @@ def _header(metas: list[dict[str, Any]]) -> str:
         "",
         "Each config is versioned on its own: tag `v<version>` marks a release of `default`, `image-v<version>` "
         "and `audio-v<version>` those of the other configs. `meta/<config>/manifest.json` lists each release's "
-        "files, hashes and changelog.",
-        _HEADER_END,
+        "files, hashes and changelog, `meta/<config>/card.md` its own dataset card.",
     ]
     return "\n".join(lines)
 
@@ -340,59 +312,46 @@ def _dataset_infos(old: Any) -> list[dict[str, Any]]:
     return [info for info in old or [] if isinstance(info, dict)]
 
 
-def build_readme(
-    existing: str | None,
-    config: str,
-    meta: dict[str, Any],
-    section: str,
-    entry: dict[str, Any],
-    info: dict[str, Any] | None = None,
-) -> str:
-    """The repo README with `config`'s YAML entries (`configs`, `dataset_info`) and section replaced and
-    everything else kept; checked as the Hub and `datasets` read it."""
-    parsed = parse_readme(existing)
-    block = (
-        f"<!-- sob-config:begin {json.dumps(meta, sort_keys=True, separators=(',', ':'))} -->\n"
-        f"{section}\n<!-- sob-config:end {config} -->"
-    )
-    sections = dict(parsed.sections)
-    sections[config] = (meta, block)
-    order = sorted(sections, key=_config_key)
-    metas = [sections[name][0] for name in order]
+def build_readme(existing: str | None, releases: dict[str, ConfigRelease]) -> str:
+    """The repo README for the configs' current `releases`: YAML `configs` and `dataset_info` from each
+    release's card, a table of the configs, then one section per config (its release card's text).
 
-    old = parsed.front
-    configs = [c for c in old.get("configs") or [] if isinstance(c, dict) and c.get("config_name") != config]
-    configs = sorted([*configs, entry], key=lambda c: _config_key(str(c.get("config_name"))))
-    infos = [SOURCE_CARDS[m["source"]] for m in metas if m.get("source") in SOURCE_CARDS]
+    The existing README is read as a `huggingface_hub.DatasetCard`: from its `.data`, the entries of configs
+    the toolkit did not publish and every key a curator added by hand are kept. Its text is the toolkit's
+    and is written anew. The result is checked as the Hub and `datasets` read it."""
+    from huggingface_hub import DatasetCard
+
+    try:
+        old = DatasetCard(existing).data.to_dict() if existing else {}
+    except ValueError as exc:
+        raise PublishError(f"the repo's README.md has front matter that does not parse ({exc}); fix it first") from exc
+    order = sorted(releases, key=_config_key)
+    ours = set(order)
+    configs = [c for c in old.get("configs") or [] if isinstance(c, dict) and c.get("config_name") not in ours]
+    configs += [config_entry(name, releases[name].manifest) for name in order]
+    infos = [i for i in _dataset_infos(old.get("dataset_info")) if i.get("config_name", "default") not in ours]
+    infos += [info for name in order if (info := releases[name].dataset_info()) is not None]
+    metas = [releases[name].summary() for name in order]
+    sources = [SOURCE_CARDS[m["source"]] for m in metas if m["source"] in SOURCE_CARDS]
     licences = _union([[m["license"]] for m in metas if m.get("license")])
     front: dict[str, Any] = {
         "license": licences[0] if len(licences) == 1 else licences,
         "language": old.get("language") or ["en"],
-        "pretty_name": "SOB structured outputs: " + ", ".join(i.pretty_name.split(": ", 1)[-1] for i in infos),
-        "task_categories": _union([list(i.task_categories) for i in infos]),
-        "tags": _union([list(i.tags) for i in infos]),
-        "size_categories": [size_category(sum(int(m.get("records", 0)) for m in metas))],
-        "configs": configs,
+        "pretty_name": "SOB structured outputs: " + ", ".join(i.pretty_name.split(": ", 1)[-1] for i in sources),
+        "task_categories": _union([list(i.task_categories) for i in sources]),
+        "tags": _union([list(i.tags) for i in sources]),
+        "size_categories": [size_category(sum(int(m["records"]) for m in metas))],
+        "configs": sorted(configs, key=lambda c: _config_key(str(c.get("config_name")))),
     }
-    infos_kept = [i for i in _dataset_infos(old.get("dataset_info")) if i.get("config_name", "default") != config]
-    dataset_infos = infos_kept + ([{**info, "config_name": config}] if info else [])
-    if dataset_infos:
-        front["dataset_info"] = sorted(dataset_infos, key=lambda i: _config_key(str(i.get("config_name"))))
+    if infos:
+        front["dataset_info"] = sorted(infos, key=lambda i: _config_key(str(i.get("config_name"))))
     for key, value in old.items():  # keep what a curator added by hand
         front.setdefault(key, value)
-    parts = [
-        "---\n" + card_yaml(front) + "---",
-        _header(metas),
-        *(sections[name][1] for name in order),
-    ]
-    if parsed.other:
-        parts.append(parsed.other)
-    text = "\n\n".join(parts) + "\n"
+    text = "\n\n".join([_header(metas), *(releases[name].section() for name in order)]) + "\n"
     try:
-        validate_card(text)
+        return str(dataset_card(front, text))
     except ValueError as exc:
         raise PublishError(f"the merged README.md of the repo would not be a valid dataset card: {exc}") from exc
-    return text
 
 
 # --- repo state, plans and results -----------------------------------------------------------
@@ -423,6 +382,28 @@ class RepoState:
     tags: dict[str, str | None] = field(default_factory=dict)  # tag -> Hub commit (None in a folder: no commits)
     readme: str | None = None
     private: bool | None = None
+    releases: dict[str, ConfigRelease] = field(default_factory=dict)  # config -> its release in the repo
+
+
+def repo_releases(paths: set[str], read: Callable[[str], bytes]) -> dict[str, ConfigRelease]:
+    """The configs' releases a repo holds (`meta/<config>/manifest.json` and `card.md`), read with `read`.
+    A config whose files are missing or broken is not the toolkit's to rewrite: its YAML entries are kept."""
+    found = {}
+    for path in sorted(paths):
+        parts = path.split("/")
+        if len(parts) != 3 or parts[0] != META_PREFIX or parts[2] != "manifest.json":
+            continue
+        card = f"{META_PREFIX}/{parts[1]}/{CARD_FILE}"
+        if card not in paths:
+            continue
+        try:
+            manifest = json.loads(read(path))
+            release = ConfigRelease(manifest, read(card).decode("utf-8"))
+            if release.config == parts[1]:
+                found[parts[1]] = release
+        except (ValueError, KeyError, TypeError):
+            continue
+    return found
 
 
 @dataclass
@@ -489,8 +470,8 @@ class PublishResult:
 
 
 def _remote_version(state: RepoState, config: str) -> str | None:
-    section = parse_readme(state.readme).sections.get(config)
-    version = section[0].get("version") if section else None
+    release = state.releases.get(config)
+    version = release.manifest.get("version") if release else None
     return version if isinstance(version, str) else None
 
 
@@ -536,10 +517,7 @@ def plan_publish(release: Path, manifest: dict[str, Any], state: RepoState, targ
                 f"{target} already has {config} {version} with other data ({', '.join(differing)}); a published "
                 "version is immutable: write and publish a new version"
             )
-    meta, section = config_section(release, manifest)
-    readme = build_readme(
-        state.readme, config, meta, section, config_entry(config, manifest), release_dataset_info(release)
-    )
+    readme = build_readme(state.readme, {**state.releases, config: ConfigRelease.of(release, manifest)})
     local.append(LocalFile(README, data=readme.encode("utf-8")))
 
     adds, unchanged = [], []
@@ -609,7 +587,8 @@ def folder_state(folder: Path) -> RepoState:
         files[rel] = RemoteFile(rel, path.stat().st_size, file_sha256(path), None)
     readme = (folder / README).read_text(encoding="utf-8") if (folder / README).is_file() else None
     tags: dict[str, str | None] = dict.fromkeys(read_folder_tags(folder))  # a folder has tags, not commits
-    return RepoState(exists=True, files=files, tags=tags, readme=readme)
+    releases = repo_releases(set(files), lambda rel: (folder / rel).read_bytes())
+    return RepoState(exists=True, files=files, tags=tags, readme=readme, releases=releases)
 
 
 def _atomic_write(path: Path, source: LocalFile) -> None:
@@ -800,13 +779,20 @@ def _hub_state(api: Any, repo_id: str) -> RepoState:
         if isinstance(entry, RepoFile):
             sha256 = entry.lfs.sha256 if entry.lfs else None
             files[entry.path] = RemoteFile(entry.path, entry.size, sha256, entry.blob_id)
-    tags = {ref.name: ref.target_commit for ref in api.list_repo_refs(repo_id, repo_type=REPO_TYPE).tags}
-    readme = None
-    if README in files:
-        with tempfile.TemporaryDirectory(prefix="sob-hub-") as cache:
-            path = api.hf_hub_download(repo_id, README, repo_type=REPO_TYPE, revision=head, cache_dir=cache)
-            readme = Path(path).read_text(encoding="utf-8")
-    return RepoState(exists=True, head=head, files=files, tags=tags, readme=readme, private=info.private)
+    tags: dict[str, str | None] = {
+        ref.name: ref.target_commit for ref in api.list_repo_refs(repo_id, repo_type=REPO_TYPE).tags
+    }
+    with tempfile.TemporaryDirectory(prefix="sob-hub-") as cache:
+
+        def read(path: str) -> bytes:
+            local = api.hf_hub_download(repo_id, path, repo_type=REPO_TYPE, revision=head, cache_dir=cache)
+            return Path(local).read_bytes()
+
+        readme = read(README).decode("utf-8") if README in files else None
+        releases = repo_releases(set(files), read)
+    return RepoState(
+        exists=True, head=head, files=files, tags=tags, readme=readme, private=info.private, releases=releases
+    )
 
 
 def _publish_hub(

@@ -16,7 +16,15 @@ from huggingface_hub import DatasetCard
 from huggingface_hub.utils import disable_progress_bars
 
 from exports.columns import column_names
-from exports.hub import HubUnavailableError, PublishError, Target, parse_readme, parse_target, publish_release, tag_name
+from exports.hub import (
+    ConfigRelease,
+    HubUnavailableError,
+    PublishError,
+    Target,
+    parse_target,
+    publish_release,
+    tag_name,
+)
 from tests.exports.hub_fake import FakeHub
 
 datasets.disable_progress_bars()
@@ -78,6 +86,7 @@ def test_first_push_then_another_config_leaves_the_first_alone(hub, releases):
         f"data/default/{data_name(first, 'test')}",
         f"data/default/{data_name(first, 'train')}",
         f"data/default/{data_name(first, 'validation')}",
+        "meta/default/card.md",
         "meta/default/manifest.json",
         "meta/default/plots/funnel.png",
         "meta/default/plots/judge_scores.png",
@@ -91,7 +100,8 @@ def test_first_push_then_another_config_leaves_the_first_alone(hub, releases):
 
     before = hub.files(REPO)
     default_entry = front_matter(readme(before))["configs"]
-    default_section = parse_readme(readme(before)).sections["default"]
+    default_section = ConfigRelease.of(first, json.loads(files["meta/default/manifest.json"])).section()
+    assert default_section in readme(before)
     image, _ = push(hub, releases["image-1.0.0"])
     after = hub.files(REPO)
     assert owned(after, "default") == owned(before, "default")  # not one byte of the other config moved
@@ -107,7 +117,9 @@ def test_first_push_then_another_config_leaves_the_first_alone(hub, releases):
     assert infos[1] == {**front_matter((releases["image-1.0.0"] / "README.md").read_text())["dataset_info"]}
     assert [f["name"] for f in infos[1]["features"]] == column_names("olmocr")
     assert DatasetCard(readme(after)).data.dataset_info == infos
-    assert parse_readme(readme(after)).sections["default"] == default_section
+    image_section = ConfigRelease.of(releases["image-1.0.0"], json.loads(after["meta/image/manifest.json"])).section()
+    assert readme(after).index(default_section) < readme(after).index(image_section)  # one section per config
+    assert after["meta/image/card.md"] == (releases["image-1.0.0"] / "README.md").read_bytes()
     assert meta["license"] == ["cc-by-sa-4.0", "odc-by"]
     assert repo.tags["image-v1.0.0"][0] == image.commit == repo.head.oid
     assert repo.tags["v1.0.0"][0] == result.commit  # the first tag did not move
