@@ -39,6 +39,7 @@ from core.progress import tracked
 from core.store import Store
 from exports import card as card_mod
 from exports import page_images as page_images_mod
+from exports import plot_data
 from exports import plots as plots_mod
 from exports.audit import audit_summary
 from exports.audit import card_section as audit_card_section
@@ -213,7 +214,9 @@ def write_release(
                 tmp,
                 title=f"{card_mod.SOURCE_CARDS[source].name}, {config} {version}",
                 distributions=written.distributions,
-                funnel=funnel,
+                judged=plot_data.judge_scores(store, source),
+                funnel=plot_data.funnel(store, source, written.total),
+                flags=plot_data.flag_resolutions(flags),
                 threshold=threshold,
             )
             if plots

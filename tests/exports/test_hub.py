@@ -88,6 +88,7 @@ def test_first_push_then_another_config_leaves_the_first_alone(hub, releases):
         f"data/default/{data_name(first, 'validation')}",
         "meta/default/card.md",
         "meta/default/manifest.json",
+        "meta/default/plots/flags.png",
         "meta/default/plots/funnel.png",
         "meta/default/plots/judge_scores.png",
         "meta/default/plots/schema_complexity.png",
@@ -95,7 +96,7 @@ def test_first_push_then_another_config_leaves_the_first_alone(hub, releases):
     for name in ("train", "validation", "test"):
         local = (first / "data" / data_name(first, name)).read_bytes()
         assert files[f"data/default/{data_name(first, name)}"] == local
-    assert hub.count("PUT", r"^/_lfs/") == 6  # parquet and PNG went through the LFS batch API
+    assert hub.count("PUT", r"^/_lfs/") == 7  # parquet and PNG went through the LFS batch API
     assert "published default 1.0.0" in out and "tag v1.0.0" in out
 
     before = hub.files(REPO)
@@ -166,7 +167,7 @@ def test_a_failed_upload_is_retried_by_huggingface_hub_within_one_publish(hub, r
     hub.fail("PUT", r"^/_lfs/", status=503)  # huggingface_hub's http_backoff retries uploads itself
     result, out = push(hub, releases["default-1.0.0"])
     repo = hub.repo(REPO)
-    assert result.status == "published" and hub.count("PUT", r"^/_lfs/") == 7  # 6 files, one sent twice
+    assert result.status == "published" and hub.count("PUT", r"^/_lfs/") == 8  # 7 files, one sent twice
     assert len(repo.commits) == 2 and repo.tags["v1.0.0"][0] == repo.head.oid == result.commit
     assert "retrying" not in out  # no retry loop of our own
 
