@@ -743,14 +743,14 @@ def hub_failure(exc: BaseException, repo_id: str, endpoint: str | None) -> Publi
     import httpx
     from huggingface_hub.errors import HfHubHTTPError, OfflineModeIsEnabled
 
-    again = "nothing is lost: publish again (it commits only what is missing, never twice)"
+    again = "nothing was lost: publish again, it commits only what is missing and never twice"
     for error in _chain(exc):
         if isinstance(error, OfflineModeIsEnabled):
             return PublishError(f"cannot publish to {repo_id}: huggingface_hub is offline (unset HF_HUB_OFFLINE)")
         if isinstance(error, httpx.TransportError):
             return HubUnavailableError(
                 f"the Hugging Face Hub at {_host(exc, endpoint)} could not be reached to publish to {repo_id} "
-                f"({_short(error)}); check the network (or HF_ENDPOINT): {again}"
+                f"({_short(error)}); check the network (or HF_ENDPOINT); {again}"
             )
         if isinstance(error, HfHubHTTPError):
             response = getattr(error, "response", None)

@@ -209,6 +209,15 @@ def test_errors_that_are_not_transient_are_not_retried(hub, releases):
     assert hub.count("POST", r"/commit/") == 1
 
 
+def test_a_repo_changed_by_someone_else_meanwhile_is_said_so(hub, releases):
+    hub.fail("POST", r"/commit/", status=412)  # the Hub's answer when the parent commit is no longer the head
+    with pytest.raises(PublishError, match="changed while publishing") as caught:
+        push(hub, releases["default-1.0.0"])
+    assert not isinstance(caught.value, HubUnavailableError)
+    result, _ = push(hub, releases["default-1.0.0"])
+    assert result.status == "published" and len(hub.repo(REPO).commits) == 2
+
+
 def test_dry_run_prints_the_commit_and_changes_nothing(hub, releases):
     result, out = push(hub, releases["default-1.0.0"], dry_run=True, private=True)
     assert result.status == "dry-run" and REPO not in hub.repos
