@@ -232,6 +232,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="with --release: state in the card the judge's calibration written by "
         "`python -m judge.calibrate --output FILE.json` (labelled set, false releases and rejections)",
     )
+    work.add_argument(
+        "--with-page-images",
+        action="store_true",
+        help="with --release (olmocr): add the rendered pages as a `page_image` column (a list of images) to the "
+        "image config, to evaluate vision models too; off by default (SOB's columns)",
+    )
     publish = parser.add_argument_group("publishing (with --release VERSION; the Hub token comes from HF_TOKEN)")
     publish.add_argument(
         "--push",
@@ -352,6 +358,7 @@ def main(argv: list[str] | None = None) -> int:
             release=args.release,
             test_size=args.test_size,
             calibration=args.calibration,
+            with_page_images=args.with_page_images,
             push=args.push,
             private=args.private,
             dry_run=args.dry_run,

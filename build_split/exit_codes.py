@@ -9,8 +9,8 @@
 - 4: the LLM provider refused the key, its permissions or the model (HTTP 400 naming the key,
   401, 403, 404): the stage stopped at the first call, nothing else was sent and no release was
   written. Fix the key (GEMINI_API_KEY, GOOGLE_API_KEY, OPENAI_API_KEY) or the model name.
-- 5: the network failed: the Hugging Face Hub could not be reached (DNS, refused connection) or kept
-  answering with transient errors past the retries. Nothing is lost: the local release stays, and
+- 5: the network failed: the Hugging Face Hub could not be reached (DNS, refused connection, timeout) or
+  answered with a transient error (HTTP 408/429/5xx). Nothing is lost: the local release stays, and
   publishing again commits only what is missing.
 
 Malformed replies do not change the code: they are cached as failures and reported on the summary

@@ -62,6 +62,7 @@ class RunOptions(BaseModel):
     release: str | None = None
     test_size: int | None = Field(default=None, ge=1)  # a fixed-size, stratified, sticky test split
     calibration: Path | None = None  # `python -m judge.calibrate --output` figures, stated in the release card
+    with_page_images: bool = False  # the release gets a `page_image` column (exports/page_images.py)
     push: str | None = None  # a Hub repo id (owner/name) or a local folder: see exports.hub.parse_target
     private: bool = False
     dry_run: bool = False
@@ -127,6 +128,17 @@ class RunOptions(BaseModel):
             raise ValueError("needs --release VERSION: the test size applies when a release is written")
         if value is not None and info.data.get("source") != "hotpotqa":
             raise ValueError("only the text config (--source hotpotqa) has a test split")
+        return value
+
+    @field_validator("with_page_images")
+    @classmethod
+    def _page_images(cls, value: bool, info: ValidationInfo) -> bool:
+        from exports import page_images
+
+        if value and not info.data.get("release"):
+            raise ValueError("needs --release VERSION: the page images are a column of the release")
+        if value and not page_images.supports(str(info.data.get("source"))):
+            raise ValueError(f"only {', '.join(sorted(page_images.SOURCES))} records have rendered pages")
         return value
 
     @field_validator("calibration")

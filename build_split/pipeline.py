@@ -305,6 +305,7 @@ def run_once(
                 curation=curation_numbers(store, options.source),
                 test_size=options.test_size,
                 calibration=_calibration(options),
+                page_images=options.with_page_images,
             )
             summary.release_path = result.path
             summary.release_status = result.status

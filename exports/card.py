@@ -1,4 +1,5 @@
-"""The dataset card (README.md): YAML front matter plus a body rendered from data_cards/*.md.j2."""
+"""The dataset card (README.md): a `huggingface_hub.DatasetCard` whose front matter `DatasetCardData` writes and
+whose Markdown text is rendered from data_cards/*.md.j2."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from typing import Any
 
 import jinja2
 
+from exports import page_images as page_images_mod
 from exports.changelog import CARD_ID_LIMIT, CHANGE_KINDS
 from exports.columns import arrow_schema
 from exports.features import features_yaml
@@ -140,7 +142,9 @@ class CardError(ValueError):
     """A card the Hub or `datasets` would not read as written."""
 
 
-def dataset_info(source: str, config: str, listed: list[str], data_files: dict[str, dict[str, Any]]) -> dict[str, Any]:
+def dataset_info(
+    source: str, config: str, listed: list[str], data_files: dict[str, dict[str, Any]], page_images: bool = False
+) -> dict[str, Any]:
     """The config's `dataset_info`, with the Hub's meaning of every size: a split's `num_bytes` is its rows'
     Arrow size, `dataset_size` their sum, `download_size` the size of the Parquet files to download."""
     by_split = {file["split"]: file for file in data_files.values()}
@@ -150,7 +154,7 @@ def dataset_info(source: str, config: str, listed: list[str], data_files: dict[s
     ]
     return {
         "config_name": config,
-        "features": features_yaml(source),
+        "features": features_yaml(source, page_images),
         "splits": splits,
         "download_size": sum(int(by_split[split]["bytes"]) for split in listed),
         "dataset_size": sum(s["num_bytes"] for s in splits),
@@ -163,6 +167,7 @@ def front_matter(
     splits: list[str],
     counts: dict[str, int],
     data_files: dict[str, dict[str, Any]] | None = None,
+    page_images: bool = False,
 ) -> dict[str, Any]:
     """Hub metadata. Empty splits are left out of `configs`: `datasets` cannot load a split with no
     rows, and one such split makes the whole config unloadable (huggingface/datasets#8401).
@@ -189,15 +194,23 @@ def front_matter(
         "configs": [entry],
     }
     if data_files is not None:
-        meta["dataset_info"] = dataset_info(source, config, listed, data_files)
+        meta["dataset_info"] = dataset_info(source, config, listed, data_files, page_images)
     return meta
 
 
-def card_yaml(meta: dict[str, Any]) -> str:
-    """The front matter's YAML, as `huggingface_hub` writes it (key order kept)."""
-    from huggingface_hub import DatasetCardData
+# How `DatasetCard.from_template` lays a card out: huggingface_hub writes the YAML front matter (`card_data`);
+# the Markdown text is inserted as it is (a value, never parsed as a template).
+CARD_LAYOUT = "---\n{{ card_data }}\n---\n\n{{ text }}"
 
-    return DatasetCardData(**meta).to_yaml(original_order=list(meta)) + "\n"
+
+def dataset_card(meta: dict[str, Any], text: str) -> Any:
+    """The `huggingface_hub.DatasetCard` of front matter `meta` (through `DatasetCardData`) and Markdown `text`,
+    checked with `validate_card`; `str(card)` is the README."""
+    from huggingface_hub import DatasetCard, DatasetCardData
+
+    card = DatasetCard.from_template(DatasetCardData(**meta), template_str=CARD_LAYOUT, text=text.lstrip("\n"))
+    validate_card(str(card))
+    return card
 
 
 def validate_card(text: str) -> Any:
@@ -289,8 +302,10 @@ def render_card(
     plots: dict[str, str] | None = None,
     plots_skipped_reason: str | None = None,
     data_files: dict[str, dict[str, Any]] | None = None,
+    page_images: bool = False,
 ) -> str:
-    """README.md text for a release, from `data_cards/<config>.md.j2`.
+    """README.md text for a release: its Markdown from `data_cards/<config>.md.j2`, its front matter written by
+    `huggingface_hub` (`dataset_card`).
 
     `flags` (exports/flags.py) counts the flags raised, fixed and dismissed and the records still in
     `needs_review`; `calibration` (judge/calibrate.py's card summary) is what the judge measured on a labelled set.
@@ -299,11 +314,12 @@ def render_card(
     The card is checked with `validate_card` before it is returned."""
     info = SOURCE_CARDS[source]
     counts = {split: stats["splits"][split]["records"] for split in splits}
-    meta = front_matter(source, config, splits, counts, data_files)
+    meta = front_matter(source, config, splits, counts, data_files, page_images)
     columns = [(f.name, str(f.type), COLUMN_DOCS.get(f.name, "")) for f in arrow_schema(source)]
+    if page_images:
+        columns.append((page_images_mod.COLUMN, "list of Image", page_images_mod.DOC))
     template = _environment().get_template(f"{config}.md.j2")
     text = template.render(
-        front_matter=card_yaml(meta),
         info=info,
         source=source,
         config=config,
@@ -328,5 +344,4 @@ def render_card(
         plots=[(PLOT_FILES[key][1], path) for key, path in (plots or {}).items()],
         plots_skipped_reason=plots_skipped_reason,
     )
-    validate_card(text)
-    return text
+    return str(dataset_card(meta, text))

@@ -44,9 +44,8 @@ def release_digests(release_path: Path, source: str) -> dict[str, tuple[str, str
     data = Path(release_path) / DATA_DIR
     for path in sorted(data.glob("*.parquet")):
         split = path.name.split("-", 1)[0]  # `<split>-<sha256 prefix>.parquet` (`<split>-00000-of-00001` before)
-        table = pq.read_table(path)
-        present = [c for c in columns if c in table.column_names]
-        rows = table.select(present).to_pylist()
+        present = [c for c in columns if c in pq.read_schema(path).names]  # never the page images' bytes
+        rows = pq.read_table(path, columns=present).to_pylist()
         for row in rows:
             found[row["record_id"]] = (split, row_digest(row, columns))
     return found

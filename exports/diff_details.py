@@ -24,9 +24,8 @@ def release_rows(release_path: Path, source: str, record_ids: Iterable[str]) -> 
     columns = content_columns(source)
     rows: dict[str, dict[str, Any]] = {}
     for path in sorted((Path(release_path) / DATA_DIR).glob("*.parquet")):
-        table = pq.read_table(path)
-        present = [c for c in columns if c in table.column_names]
-        for row in table.select(present).to_pylist():
+        present = [c for c in columns if c in pq.read_schema(path).names]  # never the page images' bytes
+        for row in pq.read_table(path, columns=present).to_pylist():
             if row["record_id"] in wanted:
                 rows[row["record_id"]] = row
     return rows

@@ -5,51 +5,50 @@ One repo holds one config per source: `default` (text: train, validation, test),
 files:
 
     README.md                                   one card for the repo (YAML `configs` and `dataset_info`
-                                                for every config)
+                                                for every config, one section per config)
     data/<config>/<split>-<sha256 prefix>.parquet  content-addressed: a new release never reuses a name
     meta/<config>/manifest.json                 the release's manifest (changelog, hashes, ...)
+    meta/<config>/card.md                       the release's own card (README.md of the release folder)
     meta/<config>/plots/*.png                   the release's plots, shown in the card
 
-The README keeps every other config's YAML entries (`configs`, `dataset_info`) and card section as they
-are and replaces only the published config's; it is written by `huggingface_hub.DatasetCardData` and
-checked as the Hub and `datasets` read it (exports.card.validate_card). A config's section sits between
-`<!-- sob-config:begin ... -->` and `<!-- sob-config:end <config> -->` markers. A release is one commit,
-tagged `v<version>` for the `default` config and `<config>-v<version>` for the others (each config has its
-own versions).
+The README is a `huggingface_hub.DatasetCard` made from the configs' releases in the repo (each one's
+manifest and card): their `configs` and `dataset_info` entries, a table, and each card's text as a section.
+The existing README is read as a `DatasetCard`: entries of configs the toolkit did not publish and keys a
+curator added to the front matter are kept. A release is one commit, tagged `v<version>` for the `default`
+config and `<config>-v<version>` for the others (each config has its own versions).
 
 Publishing is idempotent: files whose content the repo already has (SHA-256 for LFS files, git
 blob id otherwise, computed by `huggingface_hub`) are not uploaded; with nothing to change and the tag
-in place, nothing is done. Transient Hub answers (HTTP 408/412/429/5xx, timeouts) are retried with
-backoff; each attempt re-reads the repo first, so a commit that landed before its answer was lost is
-not made twice. A Hub that cannot be reached at all (DNS, refused connection) is not retried: it
-raises `HubUnavailableError` at once, as do transient answers that outlast the retries (the CLI gives it
-its own exit code).
+in place, nothing is done. `huggingface_hub` hashes, uploads and commits; it retries the uploads itself
+(`http_backoff`: HTTP 408/429/5xx and dropped connections, with backoff) and, by design, not the commit.
+There is no retry loop on top: a Hub that cannot be reached (DNS, refused connection, timeout) or that
+answers with a transient error raises `HubUnavailableError` at once (the CLI gives it its own exit code).
+Publishing again is safe: it re-reads the repo, and the commit names its parent, so a commit that landed
+before its answer was lost is not made twice (the next run only tags it).
 
 A local folder as the target gets exactly the files the repo would get, plus `tags.json` in
-place of the Hub's tags, so a curator can look (and `datasets.load_dataset(folder, "image")`)
+place of the Hub's tags (`"target": "folder"`: a folder has no commits, so a tag names its release's
+manifest instead of a commit id), so a curator can look (and `datasets.load_dataset(folder, "image")`)
 before publishing. The Hub token comes from `HF_TOKEN` (or the `hf auth login` store) and is
 never printed or written anywhere.
 """
 
 from __future__ import annotations
 
-import hashlib
+import io
 import json
 import os
 import re
 import shutil
 import tempfile
-import time
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
-
-import yaml
+from typing import Any, BinaryIO, Literal
 
 from core.progress import tracked
-from exports.card import SOURCE_CARDS, card_yaml, size_category, validate_card
+from exports.card import SOURCE_CARDS, dataset_card, size_category
 from exports.manifest import file_sha256
 from exports.release import ReleaseError, verify_release
 from exports.versions import parse_version
@@ -60,12 +59,9 @@ META_PREFIX = "meta"
 README = "README.md"
 TAGS_FILE = "tags.json"
 REPO_TYPE = "dataset"
-TRANSIENT_STATUS = frozenset({408, 412, 429, 500, 502, 503, 504})
+CARD_FILE = "card.md"  # meta/<config>/card.md: the config's release card, from which its README section is made
 # owner/name: exactly one slash, Hub-legal characters, not starting with '.', '/' or '~'.
 _REPO_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,95}/[A-Za-z0-9][A-Za-z0-9_.-]{0,95}")
-_SECTION_BEGIN = re.compile(r"^<!-- sob-config:begin (\{.*\}) -->[ \t]*$", re.MULTILINE)
-_HEADER_BEGIN = "<!-- sob-header:begin -->"
-_HEADER_END = "<!-- sob-header:end -->"
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _RELATIVE_LINK = re.compile(r"\]\((?!https?://|mailto:|#|/)([^)\s]+)\)")
 TARGET_HELP = (
@@ -124,13 +120,6 @@ def tag_name(config: str, version: str) -> str:
 # --- the repo layout of one release ------------------------------------------------------------
 
 
-def git_blob_oid(data: bytes) -> str:
-    """The git object id of a file's content, as the Hub reports for non-LFS files (`huggingface_hub`'s)."""
-    from huggingface_hub.utils.sha import git_hash
-
-    return git_hash(data)
-
-
 @dataclass
 class LocalFile:
     """A file the repo should hold: from a release folder (`path`) or generated (`data`)."""
@@ -149,11 +138,16 @@ class LocalFile:
 
     @property
     def sha256(self) -> str:
+        """SHA-256 of the content, as the Hub keys LFS files (the manifest's when known, else `huggingface_hub`'s)."""
         if self._sha256 is None:
-            self._sha256 = (
-                hashlib.sha256(self.data).hexdigest() if self.data is not None else file_sha256(self.path)  # type: ignore[arg-type]
-            )
+            from huggingface_hub.utils.sha import sha_fileobj
+
+            with self.open() as fileobj:
+                self._sha256 = sha_fileobj(fileobj).hex()
         return self._sha256
+
+    def open(self) -> BinaryIO:
+        return io.BytesIO(self.data) if self.data is not None else self.path.open("rb")  # type: ignore[union-attr]
 
     @property
     def source(self) -> bytes | str:
@@ -166,7 +160,7 @@ def config_prefixes(config: str) -> tuple[str, str]:
 
 
 def release_files(release: Path, manifest: dict[str, Any]) -> list[LocalFile]:
-    """The repo files of a release's config, README aside (data, manifest, plots)."""
+    """The repo files of a release's config, README aside (data, plots, manifest and the release's card)."""
     config = manifest["config"]
     data_dir, meta_dir = config_prefixes(config)
     files = []
@@ -178,6 +172,7 @@ def release_files(release: Path, manifest: dict[str, Any]) -> list[LocalFile]:
     for name, info in sorted(assets.items()):
         files.append(LocalFile(meta_dir + name, path=release / name, _sha256=info.get("sha256")))
     files.append(LocalFile(meta_dir + "manifest.json", path=release / "manifest.json"))
+    files.append(LocalFile(meta_dir + CARD_FILE, path=release / README))
     return files
 
 
@@ -196,25 +191,61 @@ def config_entry(config: str, manifest: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+@dataclass(frozen=True)
+class ConfigRelease:
+    """A config's release as the README shows it: its manifest and its own card (README.md of the release)."""
+
+    manifest: dict[str, Any]
+    card: str
+
+    @classmethod
+    def of(cls, release: Path, manifest: dict[str, Any]) -> ConfigRelease:
+        return cls(manifest, (release / README).read_text(encoding="utf-8"))
+
+    @property
+    def config(self) -> str:
+        return self.manifest["config"]
+
+    def dataset_card(self) -> Any:
+        from huggingface_hub import DatasetCard
+
+        try:
+            return DatasetCard(self.card)
+        except ValueError as exc:
+            raise PublishError(
+                f"the card of {self.config} {self.manifest.get('version')} does not parse: {exc}"
+            ) from exc
+
+    def dataset_info(self) -> dict[str, Any] | None:
+        """The `dataset_info` of the release's own card (features and sizes), None for a card without one."""
+        info = self.dataset_card().data.to_dict().get("dataset_info")
+        return {**info, "config_name": self.config} if isinstance(info, dict) else None
+
+    def section(self) -> str:
+        """The config's README section: the release card's text, headings demoted, links to the release's files
+        pointed at `meta/<config>/`."""
+        body = demote_headings(self.dataset_card().text.strip("\n"))
+        return _RELATIVE_LINK.sub(lambda m: f"]({META_PREFIX}/{self.config}/{m.group(1)})", body)
+
+    def summary(self) -> dict[str, Any]:
+        """The config's row of the README's table."""
+        source = self.manifest["source"]
+        return {
+            "config": self.config,
+            "source": source,
+            "version": self.manifest["version"],
+            "records": self.manifest["num_records"],
+            "splits": self.manifest["splits"],
+            "license": SOURCE_CARDS[source].license if source in SOURCE_CARDS else None,
+        }
+
+
 def release_dataset_info(release: Path) -> dict[str, Any] | None:
-    """The `dataset_info` of the release's own card (features and sizes), None for a card without one."""
-    front, _ = split_front_matter((release / README).read_text(encoding="utf-8"))
-    info = front.get("dataset_info")
-    return info if isinstance(info, dict) else None
+    """The `dataset_info` of a release folder's card."""
+    return ConfigRelease.of(release, json.loads((release / "manifest.json").read_text(encoding="utf-8"))).dataset_info()
 
 
 # --- the README: one card for all configs ------------------------------------------------------
-
-
-def split_front_matter(text: str) -> tuple[dict[str, Any], str]:
-    if text.startswith("---\n"):
-        end = text.find("\n---\n", 3)
-        if end != -1:
-            meta = yaml.safe_load(text[4 : end + 1]) or {}
-            if not isinstance(meta, dict):
-                raise PublishError("the repo's README.md has YAML front matter that is not a mapping; fix it first")
-            return meta, text[end + 5 :]
-    return {}, text
 
 
 def demote_headings(markdown: str) -> str:
@@ -227,64 +258,6 @@ def demote_headings(markdown: str) -> str:
             line = "#" + line
         out.append(line)
     return "\n".join(out)
-
-
-def config_section(release: Path, manifest: dict[str, Any]) -> tuple[dict[str, Any], str]:
-    """(meta, text) of the config's README section, from the release's own card: front matter
-    dropped, headings demoted, links to the release's files pointed at `meta/<config>/`."""
-    config, source = manifest["config"], manifest["source"]
-    _, body = split_front_matter((release / README).read_text(encoding="utf-8"))
-    body = demote_headings(body.strip("\n"))
-    body = _RELATIVE_LINK.sub(lambda m: f"]({META_PREFIX}/{config}/{m.group(1)})", body)
-    info = SOURCE_CARDS[source]
-    meta = {
-        "config": config,
-        "source": source,
-        "version": manifest["version"],
-        "records": manifest["num_records"],
-        "splits": manifest["splits"],
-        "license": info.license,
-    }
-    return meta, body
-
-
-@dataclass
-class ParsedReadme:
-    front: dict[str, Any] = field(default_factory=dict)
-    sections: dict[str, tuple[dict[str, Any], str]] = field(default_factory=dict)  # config -> (meta, block)
-    other: str = ""  # text outside the toolkit's blocks, kept at the end
-
-
-def parse_readme(text: str | None) -> ParsedReadme:
-    if not text:
-        return ParsedReadme()
-    front, body = split_front_matter(text)
-    parsed = ParsedReadme(front=front)
-    start = body.find(_HEADER_BEGIN)
-    if start != -1:
-        end = body.find(_HEADER_END, start)
-        if end != -1:
-            body = body[:start] + body[end + len(_HEADER_END) :]
-    rest = []
-    pos = 0
-    for match in _SECTION_BEGIN.finditer(body):
-        if match.start() < pos:
-            continue
-        try:
-            meta = json.loads(match.group(1))
-            config = meta["config"]
-        except (ValueError, KeyError, TypeError):
-            continue
-        end_marker = f"<!-- sob-config:end {config} -->"
-        end = body.find(end_marker, match.end())
-        if end == -1:
-            continue
-        rest.append(body[pos : match.start()])
-        parsed.sections[config] = (meta, body[match.start() : end + len(end_marker)])
-        pos = end + len(end_marker)
-    rest.append(body[pos:])
-    parsed.other = "".join(rest).strip()
-    return parsed
 
 
 def _config_key(name: str) -> tuple[int, str]:
@@ -302,7 +275,6 @@ def _union(lists: list[list[str]]) -> list[str]:
 
 def _header(metas: list[dict[str, Any]]) -> str:
     lines = [
-        _HEADER_BEGIN,
         "# SOB structured outputs",
         "",
         "Structured-output benchmark records built with the SOB method: each gives a model a context, a question "
@@ -328,8 +300,7 @@ def _header(metas: list[dict[str, Any]]) -> str:
         "",
         "Each config is versioned on its own: tag `v<version>` marks a release of `default`, `image-v<version>` "
         "and `audio-v<version>` those of the other configs. `meta/<config>/manifest.json` lists each release's "
-        "files, hashes and changelog.",
-        _HEADER_END,
+        "files, hashes and changelog, `meta/<config>/card.md` its own dataset card.",
     ]
     return "\n".join(lines)
 
@@ -341,59 +312,46 @@ def _dataset_infos(old: Any) -> list[dict[str, Any]]:
     return [info for info in old or [] if isinstance(info, dict)]
 
 
-def build_readme(
-    existing: str | None,
-    config: str,
-    meta: dict[str, Any],
-    section: str,
-    entry: dict[str, Any],
-    info: dict[str, Any] | None = None,
-) -> str:
-    """The repo README with `config`'s YAML entries (`configs`, `dataset_info`) and section replaced and
-    everything else kept; checked as the Hub and `datasets` read it."""
-    parsed = parse_readme(existing)
-    block = (
-        f"<!-- sob-config:begin {json.dumps(meta, sort_keys=True, separators=(',', ':'))} -->\n"
-        f"{section}\n<!-- sob-config:end {config} -->"
-    )
-    sections = dict(parsed.sections)
-    sections[config] = (meta, block)
-    order = sorted(sections, key=_config_key)
-    metas = [sections[name][0] for name in order]
+def build_readme(existing: str | None, releases: dict[str, ConfigRelease]) -> str:
+    """The repo README for the configs' current `releases`: YAML `configs` and `dataset_info` from each
+    release's card, a table of the configs, then one section per config (its release card's text).
 
-    old = parsed.front
-    configs = [c for c in old.get("configs") or [] if isinstance(c, dict) and c.get("config_name") != config]
-    configs = sorted([*configs, entry], key=lambda c: _config_key(str(c.get("config_name"))))
-    infos = [SOURCE_CARDS[m["source"]] for m in metas if m.get("source") in SOURCE_CARDS]
+    The existing README is read as a `huggingface_hub.DatasetCard`: from its `.data`, the entries of configs
+    the toolkit did not publish and every key a curator added by hand are kept. Its text is the toolkit's
+    and is written anew. The result is checked as the Hub and `datasets` read it."""
+    from huggingface_hub import DatasetCard
+
+    try:
+        old = DatasetCard(existing).data.to_dict() if existing else {}
+    except ValueError as exc:
+        raise PublishError(f"the repo's README.md has front matter that does not parse ({exc}); fix it first") from exc
+    order = sorted(releases, key=_config_key)
+    ours = set(order)
+    configs = [c for c in old.get("configs") or [] if isinstance(c, dict) and c.get("config_name") not in ours]
+    configs += [config_entry(name, releases[name].manifest) for name in order]
+    infos = [i for i in _dataset_infos(old.get("dataset_info")) if i.get("config_name", "default") not in ours]
+    infos += [info for name in order if (info := releases[name].dataset_info()) is not None]
+    metas = [releases[name].summary() for name in order]
+    sources = [SOURCE_CARDS[m["source"]] for m in metas if m["source"] in SOURCE_CARDS]
     licences = _union([[m["license"]] for m in metas if m.get("license")])
     front: dict[str, Any] = {
         "license": licences[0] if len(licences) == 1 else licences,
         "language": old.get("language") or ["en"],
-        "pretty_name": "SOB structured outputs: " + ", ".join(i.pretty_name.split(": ", 1)[-1] for i in infos),
-        "task_categories": _union([list(i.task_categories) for i in infos]),
-        "tags": _union([list(i.tags) for i in infos]),
-        "size_categories": [size_category(sum(int(m.get("records", 0)) for m in metas))],
-        "configs": configs,
+        "pretty_name": "SOB structured outputs: " + ", ".join(i.pretty_name.split(": ", 1)[-1] for i in sources),
+        "task_categories": _union([list(i.task_categories) for i in sources]),
+        "tags": _union([list(i.tags) for i in sources]),
+        "size_categories": [size_category(sum(int(m["records"]) for m in metas))],
+        "configs": sorted(configs, key=lambda c: _config_key(str(c.get("config_name")))),
     }
-    infos_kept = [i for i in _dataset_infos(old.get("dataset_info")) if i.get("config_name", "default") != config]
-    dataset_infos = infos_kept + ([{**info, "config_name": config}] if info else [])
-    if dataset_infos:
-        front["dataset_info"] = sorted(dataset_infos, key=lambda i: _config_key(str(i.get("config_name"))))
+    if infos:
+        front["dataset_info"] = sorted(infos, key=lambda i: _config_key(str(i.get("config_name"))))
     for key, value in old.items():  # keep what a curator added by hand
         front.setdefault(key, value)
-    parts = [
-        "---\n" + card_yaml(front) + "---",
-        _header(metas),
-        *(sections[name][1] for name in order),
-    ]
-    if parsed.other:
-        parts.append(parsed.other)
-    text = "\n\n".join(parts) + "\n"
+    text = "\n\n".join([_header(metas), *(releases[name].section() for name in order)]) + "\n"
     try:
-        validate_card(text)
+        return str(dataset_card(front, text))
     except ValueError as exc:
         raise PublishError(f"the merged README.md of the repo would not be a valid dataset card: {exc}") from exc
-    return text
 
 
 # --- repo state, plans and results -----------------------------------------------------------
@@ -411,7 +369,9 @@ class RemoteFile:
             return False
         if self.sha256 is not None:
             return self.sha256 == local.sha256
-        return self.git_oid is not None and self.git_oid == git_blob_oid(local.read())
+        from huggingface_hub.utils.sha import git_hash  # the Hub's blob id of a non-LFS file
+
+        return self.git_oid is not None and self.git_oid == git_hash(local.read())
 
 
 @dataclass
@@ -419,9 +379,31 @@ class RepoState:
     exists: bool
     head: str | None = None
     files: dict[str, RemoteFile] = field(default_factory=dict)
-    tags: dict[str, str] = field(default_factory=dict)  # tag -> commit
+    tags: dict[str, str | None] = field(default_factory=dict)  # tag -> Hub commit (None in a folder: no commits)
     readme: str | None = None
     private: bool | None = None
+    releases: dict[str, ConfigRelease] = field(default_factory=dict)  # config -> its release in the repo
+
+
+def repo_releases(paths: set[str], read: Callable[[str], bytes]) -> dict[str, ConfigRelease]:
+    """The configs' releases a repo holds (`meta/<config>/manifest.json` and `card.md`), read with `read`.
+    A config whose files are missing or broken is not the toolkit's to rewrite: its YAML entries are kept."""
+    found = {}
+    for path in sorted(paths):
+        parts = path.split("/")
+        if len(parts) != 3 or parts[0] != META_PREFIX or parts[2] != "manifest.json":
+            continue
+        card = f"{META_PREFIX}/{parts[1]}/{CARD_FILE}"
+        if card not in paths:
+            continue
+        try:
+            manifest = json.loads(read(path))
+            release = ConfigRelease(manifest, read(card).decode("utf-8"))
+            if release.config == parts[1]:
+                found[parts[1]] = release
+        except (ValueError, KeyError, TypeError):
+            continue
+    return found
 
 
 @dataclass
@@ -436,7 +418,8 @@ class PublishPlan:
     adds: list[LocalFile]
     deletes: list[str]
     unchanged: list[str]
-    tag_commit: str | None  # where the tag already points, if it exists
+    tag_exists: bool
+    tag_commit: str | None  # the Hub commit the tag already points to
     commit_message: str
     commit_description: str
 
@@ -452,7 +435,8 @@ class PublishPlan:
             lines.append(f"  create the {what}{visibility}")
         if self.changes:
             base = f" on {self.base[:12]}" if self.base else ""
-            lines.append(f"  one commit{base}: {self.commit_message}")
+            what = "one commit" if self.target.kind == "hub" else "write the files"
+            lines.append(f"  {what}{base}: {self.commit_message}")
             for line in self.commit_description.splitlines():
                 lines.append(f"    | {line}")
             for file in self.adds:
@@ -462,8 +446,11 @@ class PublishPlan:
             lines.append(f"    {len(self.unchanged)} file(s) already there, unchanged")
         else:
             lines.append(f"  no commit: the {self.target.kind} already holds these {len(self.unchanged)} file(s)")
-        if self.tag_commit:
-            lines.append(f"  tag {self.tag}: already there (commit {self.tag_commit[:12]})")
+        if self.tag_exists:
+            where = f" (commit {self.tag_commit[:12]})" if self.tag_commit else " (in tags.json)"
+            lines.append(f"  tag {self.tag}: already there{where}")
+        elif self.target.kind == "folder":
+            lines.append(f"  tag {self.tag} in tags.json")
         else:
             lines.append(f"  tag {self.tag} on {'the new commit' if self.changes else 'the current head'}")
         return "\n".join(lines)
@@ -480,12 +467,11 @@ class PublishResult:
     added: tuple[str, ...] = ()
     deleted: tuple[str, ...] = ()
     unchanged: int = 0
-    attempts: int = 1
 
 
 def _remote_version(state: RepoState, config: str) -> str | None:
-    section = parse_readme(state.readme).sections.get(config)
-    version = section[0].get("version") if section else None
+    release = state.releases.get(config)
+    version = release.manifest.get("version") if release else None
     return version if isinstance(version, str) else None
 
 
@@ -531,10 +517,7 @@ def plan_publish(release: Path, manifest: dict[str, Any], state: RepoState, targ
                 f"{target} already has {config} {version} with other data ({', '.join(differing)}); a published "
                 "version is immutable: write and publish a new version"
             )
-    meta, section = config_section(release, manifest)
-    readme = build_readme(
-        state.readme, config, meta, section, config_entry(config, manifest), release_dataset_info(release)
-    )
+    readme = build_readme(state.readme, {**state.releases, config: ConfigRelease.of(release, manifest)})
     local.append(LocalFile(README, data=readme.encode("utf-8")))
 
     adds, unchanged = [], []
@@ -559,6 +542,7 @@ def plan_publish(release: Path, manifest: dict[str, Any], state: RepoState, targ
         adds=adds,
         deletes=deletes,
         unchanged=unchanged,
+        tag_exists=tag in state.tags,
         tag_commit=state.tags.get(tag),
         commit_message=message,
         commit_description=description,
@@ -582,14 +566,6 @@ def _folder_files(folder: Path) -> Iterator[Path]:
             yield path
 
 
-def folder_tree_id(folder: Path) -> str:
-    """The folder's stand-in for a commit id: SHA-1 over its files' paths and SHA-256s."""
-    digest = hashlib.sha1()  # noqa: S324 (an id, not security)
-    for path in _folder_files(folder):
-        digest.update(f"{path.relative_to(folder).as_posix()}\0{file_sha256(path)}\n".encode())
-    return digest.hexdigest()
-
-
 def read_folder_tags(folder: Path) -> dict[str, dict[str, Any]]:
     try:
         data = json.loads((folder / TAGS_FILE).read_text(encoding="utf-8"))
@@ -610,8 +586,9 @@ def folder_state(folder: Path) -> RepoState:
         rel = path.relative_to(folder).as_posix()
         files[rel] = RemoteFile(rel, path.stat().st_size, file_sha256(path), None)
     readme = (folder / README).read_text(encoding="utf-8") if (folder / README).is_file() else None
-    tags = {name: str(info.get("commit")) for name, info in read_folder_tags(folder).items()}
-    return RepoState(exists=True, head=folder_tree_id(folder), files=files, tags=tags, readme=readme)
+    tags: dict[str, str | None] = dict.fromkeys(read_folder_tags(folder))  # a folder has tags, not commits
+    releases = repo_releases(set(files), lambda rel: (folder / rel).read_bytes())
+    return RepoState(exists=True, files=files, tags=tags, readme=readme, releases=releases)
 
 
 def _atomic_write(path: Path, source: LocalFile) -> None:
@@ -627,7 +604,7 @@ def _atomic_write(path: Path, source: LocalFile) -> None:
         tmp.unlink(missing_ok=True)
 
 
-def _apply_to_folder(folder: Path, plan: PublishPlan) -> str:
+def _apply_to_folder(folder: Path, plan: PublishPlan) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     for file in tracked(plan.adds, f"publish to {folder}", total=len(plan.adds), unit="file"):
         _atomic_write(folder / file.path_in_repo, file)
@@ -639,7 +616,6 @@ def _apply_to_folder(folder: Path, plan: PublishPlan) -> str:
             for sub in sorted((p for p in root.rglob("*") if p.is_dir()), key=lambda p: -len(p.parts)):
                 if not any(sub.iterdir()):
                     sub.rmdir()
-    return folder_tree_id(folder)
 
 
 def read_written(folder: Path) -> dict[str, str]:
@@ -659,25 +635,28 @@ def _not_ours(plan: PublishPlan, state: RepoState, written: dict[str, str]) -> l
     return sorted(path for path in touched if path != README and written.get(path) != state.files[path].sha256)
 
 
-def _write_folder_tags(folder: Path, plan: PublishPlan, commit: str, written: dict[str, str]) -> None:
-    """tags.json: the tags the repo would have, and the files the toolkit has written (after this plan)."""
+def _write_folder_tags(folder: Path, plan: PublishPlan, written: dict[str, str]) -> None:
+    """tags.json: the tags the repo would have (a folder has no commits: a tag names its release's manifest by
+    SHA-256 instead), and the files the toolkit has written (after this plan)."""
     tags = read_folder_tags(folder)
-    if plan.tag_commit is None:
+    if not plan.tag_exists:
+        manifest = f"{config_prefixes(plan.config)[1]}manifest.json"
         tags[plan.tag] = {
-            "commit": commit,
             "config": plan.config,
             "version": plan.version,
             "message": plan.commit_message,
+            "manifest": manifest,
+            "manifest_sha256": file_sha256(folder / manifest),
         }
     files = dict(written)
     files.update((file.path_in_repo, file.sha256) for file in plan.adds)
     for path in plan.deletes:
         files.pop(path, None)
     doc = {
-        "target": "local folder",  # not a Hub repo: its `commit` ids are folder tree ids, not git commits
-        "about": "The tags the Hugging Face repo would have. A commit id here is the SHA-1 of the folder's file "
-        "paths and SHA-256s after that release was published (see exports.hub.folder_tree_id). `written`: the "
-        "files the toolkit wrote here, the only ones a later push may replace or delete.",
+        "target": "folder",  # not a Hub repo: no commits, so no commit ids
+        "about": "The tags the Hugging Face repo would have; a folder has no commits, so each tag names the "
+        "manifest of its release (and its SHA-256) instead. `written`: the files the toolkit wrote here, the "
+        "only ones a later push may replace or delete.",
         "tags": dict(sorted(tags.items())),
         "written": dict(sorted(files.items())),
     }
@@ -701,17 +680,18 @@ def _publish_folder(release: Path, manifest: dict[str, Any], target: Target, dry
     if dry_run:
         echo("dry run: would " + plan.describe())
         return PublishResult(**base, status="dry-run", commit=None, unchanged=len(plan.unchanged))
-    commit = _apply_to_folder(folder, plan) if (plan.changes or plan.create_repo) else plan.base
-    assert commit is not None
-    _write_folder_tags(folder, plan, commit, written)
-    return _finished(plan, base, commit, echo)
+    if plan.changes or plan.create_repo:
+        _apply_to_folder(folder, plan)
+    _write_folder_tags(folder, plan, written)
+    return _finished(plan, base, None, echo)
 
 
 def _finished(
-    plan: PublishPlan, base: dict[str, Any], commit: str, echo: Callable[[str], None], attempts: int = 1
+    plan: PublishPlan, base: dict[str, Any], commit: str | None, echo: Callable[[str], None]
 ) -> PublishResult:
-    """The result of a publish that reached `commit`, on either target, and its one-line summary."""
-    status = "published" if plan.changes else ("tagged" if plan.tag_commit is None else "unchanged")
+    """The result of a publish, on either target (`commit`: the Hub commit that carries the version; None for a
+    folder), and its one-line summary."""
+    status = "published" if plan.changes else ("tagged" if not plan.tag_exists else "unchanged")
     echo(_summary(plan, status, commit))
     return PublishResult(
         **base,
@@ -720,54 +700,69 @@ def _finished(
         added=tuple(f.path_in_repo for f in plan.adds),
         deleted=tuple(plan.deletes),
         unchanged=len(plan.unchanged),
-        attempts=attempts,
     )
 
 
 # --- the Hub target --------------------------------------------------------------------------
 
+# Answers of a Hub that may well succeed when asked again later: the same status codes huggingface_hub's
+# http_backoff retries (it retries the uploads itself; the commit and the reads it does not, and nor do we).
+TRANSIENT_STATUS = frozenset({408, 429, 500, 502, 503, 504})
 
-def is_transient(exc: BaseException) -> bool:
-    """An error worth retrying: HTTP 408/412/429/5xx or a connection problem, anywhere in the chain."""
+
+def _chain(exc: BaseException) -> Iterator[BaseException]:
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        yield current
+        current = current.__cause__ or current.__context__
+
+
+def _host(exc: BaseException, endpoint: str | None) -> str:
+    """The host the failed request went to (from the request httpx kept), else the endpoint's."""
+    from urllib.parse import urlsplit
+
+    from huggingface_hub import constants
+
+    for error in _chain(exc):
+        try:
+            request = getattr(error, "request", None)
+        except RuntimeError:  # httpx raises when an error carries no request
+            request = None
+        if request is not None and getattr(request, "url", None) is not None:
+            return str(request.url.host)
+    return urlsplit(endpoint or constants.ENDPOINT).hostname or "the Hub"
+
+
+def hub_failure(exc: BaseException, repo_id: str, endpoint: str | None) -> PublishError:
+    """The error a failed Hub call ends the publish with. No connection at all (DNS, refused, timeout) or a
+    transient answer (HTTP 408/429/5xx, past huggingface_hub's own retries of the uploads) is a network failure
+    (`HubUnavailableError`): publishing again is safe, it re-reads the repo and commits only what is missing.
+    Anything else (a refused token, a 400) is a `PublishError` that says what the Hub answered."""
     import httpx
     from huggingface_hub.errors import HfHubHTTPError, OfflineModeIsEnabled
 
-    seen: set[int] = set()
-    current: BaseException | None = exc
-    while current is not None and id(current) not in seen:
-        seen.add(id(current))
-        if isinstance(current, OfflineModeIsEnabled):
-            return False
-        if isinstance(current, HfHubHTTPError):
-            response = getattr(current, "response", None)
-            return response is not None and response.status_code in TRANSIENT_STATUS
-        if isinstance(current, httpx.TransportError):
-            return True
-        current = current.__cause__ or current.__context__
-    return False
-
-
-def is_unreachable(exc: BaseException) -> bool:
-    """No connection at all (DNS failure, connection refused), anywhere in the chain: retrying at once will not help."""
-    import httpx
-
-    seen: set[int] = set()
-    current: BaseException | None = exc
-    while current is not None and id(current) not in seen:
-        seen.add(id(current))
-        if isinstance(current, httpx.ConnectError):
-            return True
-        current = current.__cause__ or current.__context__
-    return False
-
-
-def _retry_after(exc: BaseException) -> float | None:
-    response = getattr(exc, "response", None)
-    value = response.headers.get("Retry-After") if response is not None else None
-    try:
-        return min(float(value), 60.0) if value else None
-    except ValueError:
-        return None
+    again = "nothing was lost: publish again, it commits only what is missing and never twice"
+    for error in _chain(exc):
+        if isinstance(error, OfflineModeIsEnabled):
+            return PublishError(f"cannot publish to {repo_id}: huggingface_hub is offline (unset HF_HUB_OFFLINE)")
+        if isinstance(error, httpx.TransportError):
+            return HubUnavailableError(
+                f"the Hugging Face Hub at {_host(exc, endpoint)} could not be reached to publish to {repo_id} "
+                f"({_short(error)}); check the network (or HF_ENDPOINT); {again}"
+            )
+        if isinstance(error, HfHubHTTPError):
+            response = getattr(error, "response", None)
+            if response is not None and response.status_code in TRANSIENT_STATUS:
+                return HubUnavailableError(
+                    f"the Hugging Face Hub at {_host(exc, endpoint)} failed while publishing to {repo_id} "
+                    f"({_short(error)}); {again}"
+                )
+            if response is not None and response.status_code == 412:
+                return PublishError(f"{repo_id} changed while publishing to it (someone else committed): publish again")
+            return PublishError(f"publishing to {repo_id} failed: {_short(error)}")
+    return PublishError(f"publishing to {repo_id} failed: {_short(exc)}")
 
 
 def _hub_state(api: Any, repo_id: str) -> RepoState:
@@ -784,13 +779,20 @@ def _hub_state(api: Any, repo_id: str) -> RepoState:
         if isinstance(entry, RepoFile):
             sha256 = entry.lfs.sha256 if entry.lfs else None
             files[entry.path] = RemoteFile(entry.path, entry.size, sha256, entry.blob_id)
-    tags = {ref.name: ref.target_commit for ref in api.list_repo_refs(repo_id, repo_type=REPO_TYPE).tags}
-    readme = None
-    if README in files:
-        with tempfile.TemporaryDirectory(prefix="sob-hub-") as cache:
-            path = api.hf_hub_download(repo_id, README, repo_type=REPO_TYPE, revision=head, cache_dir=cache)
-            readme = Path(path).read_text(encoding="utf-8")
-    return RepoState(exists=True, head=head, files=files, tags=tags, readme=readme, private=info.private)
+    tags: dict[str, str | None] = {
+        ref.name: ref.target_commit for ref in api.list_repo_refs(repo_id, repo_type=REPO_TYPE).tags
+    }
+    with tempfile.TemporaryDirectory(prefix="sob-hub-") as cache:
+
+        def read(path: str) -> bytes:
+            local = api.hf_hub_download(repo_id, path, repo_type=REPO_TYPE, revision=head, cache_dir=cache)
+            return Path(local).read_bytes()
+
+        readme = read(README).decode("utf-8") if README in files else None
+        releases = repo_releases(set(files), read)
+    return RepoState(
+        exists=True, head=head, files=files, tags=tags, readme=readme, private=info.private, releases=releases
+    )
 
 
 def _publish_hub(
@@ -802,11 +804,10 @@ def _publish_hub(
     dry_run: bool,
     token: str | None,
     endpoint: str | None,
-    retries: int,
-    retry_wait: float,
     echo: Callable[[str], None],
-    sleep: Callable[[float], None],
 ) -> PublishResult:
+    """One pass: read the repo, plan, commit what is missing (huggingface_hub hashes, uploads and retries
+    the uploads), tag the commit that carries the version. Any failure ends the publish (`hub_failure`)."""
     from huggingface_hub import CommitOperationAdd, CommitOperationDelete, HfApi
     from huggingface_hub import get_token as stored_token
 
@@ -819,62 +820,43 @@ def _publish_hub(
             "(or run `hf auth login`)"
         )
     api = HfApi(endpoint=endpoint, token=token or None, library_name="sob-curation-toolkit")
-    warned = False
-    for attempt in range(1, retries + 2):
-        try:
-            state = _hub_state(api, repo_id)
+    try:
+        state = _hub_state(api, repo_id)
+        plan = plan_publish(release, manifest, state, target)
+        base = dict(target=str(target), config=plan.config, version=plan.version, tag=plan.tag)
+        if dry_run:
+            echo("dry run: would " + plan.describe(private=private))
+            return PublishResult(**base, status="dry-run", commit=None, unchanged=len(plan.unchanged))
+        if private and state.exists and state.private is False:
+            echo(f"note: {repo_id} exists and is public; --private applies only when the repo is created")
+        if not state.exists:
+            api.create_repo(repo_id, repo_type=REPO_TYPE, private=private, exist_ok=True)
+            echo(f"created {'private' if private else 'public'} dataset repo {repo_id}")
+            state = _hub_state(api, repo_id)  # the new repo has an initial commit to build on
             plan = plan_publish(release, manifest, state, target)
-            base = dict(target=str(target), config=plan.config, version=plan.version, tag=plan.tag)
-            if dry_run:
-                echo("dry run: would " + plan.describe(private=private))
-                return PublishResult(**base, status="dry-run", commit=None, unchanged=len(plan.unchanged))
-            if private and state.exists and state.private is False and not warned:
-                echo(f"note: {repo_id} exists and is public; --private applies only when the repo is created")
-                warned = True
-            if not state.exists:
-                api.create_repo(repo_id, repo_type=REPO_TYPE, private=private, exist_ok=True)
-                echo(f"created {'private' if private else 'public'} dataset repo {repo_id}")
-                state = _hub_state(api, repo_id)  # the new repo has an initial commit to build on
-                plan = plan_publish(release, manifest, state, target)
-            commit = state.head
-            if plan.changes:
-                operations: list[Any] = [
-                    CommitOperationAdd(path_in_repo=f.path_in_repo, path_or_fileobj=f.source) for f in plan.adds
-                ]
-                operations += [CommitOperationDelete(path_in_repo=p) for p in plan.deletes]
-                info = api.create_commit(
-                    repo_id,
-                    operations,
-                    commit_message=plan.commit_message,
-                    commit_description=plan.commit_description,
-                    repo_type=REPO_TYPE,
-                    parent_commit=state.head,
-                )
-                commit = info.oid
-            if plan.tag_commit is None:
-                api.create_tag(
-                    repo_id, tag=plan.tag, revision=commit, repo_type=REPO_TYPE, tag_message=plan.commit_message
-                )
-            return _finished(plan, base, commit, echo, attempts=attempt)
-        except PublishError:
-            raise
-        except Exception as exc:
-            if is_unreachable(exc):
-                raise HubUnavailableError(
-                    f"the Hugging Face Hub could not be reached to publish to {repo_id} ({_short(exc)}); nothing was "
-                    "published: check the network (or HF_ENDPOINT) and run again"
-                ) from exc
-            if not is_transient(exc):
-                raise PublishError(f"publishing to {repo_id} failed: {_short(exc)}") from exc
-            if attempt > retries:
-                raise HubUnavailableError(
-                    f"publishing to {repo_id} failed {attempt} times on transient Hub errors (last: {_short(exc)}); "
-                    "run again later: what was committed is kept and not committed twice"
-                ) from exc
-            delay = _retry_after(exc) or min(retry_wait * 2 ** (attempt - 1), 30.0)
-            echo(f"transient Hub error ({_short(exc)}); retrying in {delay:.1f} s (attempt {attempt + 1})")
-            sleep(delay)
-    raise HubUnavailableError(f"publishing to {repo_id} did not settle after {retries + 1} attempts")
+        commit = state.head
+        if plan.changes:
+            operations: list[Any] = [
+                CommitOperationAdd(path_in_repo=f.path_in_repo, path_or_fileobj=f.source) for f in plan.adds
+            ]
+            operations += [CommitOperationDelete(path_in_repo=p) for p in plan.deletes]
+            info = api.create_commit(
+                repo_id,
+                operations,
+                commit_message=plan.commit_message,
+                commit_description=plan.commit_description,
+                repo_type=REPO_TYPE,
+                parent_commit=state.head,  # a commit that landed before its answer was lost is not made twice
+            )
+            commit = info.oid
+        if not plan.tag_exists:
+            api.create_tag(repo_id, tag=plan.tag, revision=commit, repo_type=REPO_TYPE, tag_message=plan.commit_message)
+    except PublishError:
+        raise
+    except Exception as exc:
+        raise hub_failure(exc, repo_id, endpoint) from exc
+    assert commit is not None
+    return _finished(plan, base, commit, echo)
 
 
 def _short(exc: BaseException) -> str:
@@ -889,14 +871,15 @@ def _short(exc: BaseException) -> str:
 
 
 def _summary(plan: PublishPlan, status: str, commit: str | None) -> str:
-    where = f"commit {commit[:12]}" if commit else "no commit"
+    where = f"commit {commit[:12]}" if commit else "written"  # a folder has no commits
+    tag = f"tag {plan.tag}" if commit else f"tag {plan.tag} in tags.json"
     if status == "published":
         return (
             f"published {plan.config} {plan.version} to {plan.target}: {where}, {len(plan.adds)} file(s) added or "
-            f"updated, {len(plan.deletes)} deleted, {len(plan.unchanged)} unchanged; tag {plan.tag}"
+            f"updated, {len(plan.deletes)} deleted, {len(plan.unchanged)} unchanged; {tag}"
         )
     if status == "tagged":
-        return f"{plan.target} already had {plan.config} {plan.version}; tagged {plan.tag} on {where}"
+        return f"{plan.target} already had {plan.config} {plan.version}; {tag}" + (f" on {where}" if commit else "")
     return f"{plan.target} already has {plan.config} {plan.version} (tag {plan.tag}): nothing to do"
 
 
@@ -911,10 +894,7 @@ def publish_release(
     dry_run: bool = False,
     token: str | None = None,
     endpoint: str | None = None,
-    retries: int = 5,
-    retry_wait: float = 1.0,
     echo: Callable[[str], None] = print,
-    sleep: Callable[[float], None] = time.sleep,
 ) -> PublishResult:
     """Publish the local release folder `release` to `target` (a Hub repo id, a folder, or a `Target`).
 
@@ -939,8 +919,5 @@ def publish_release(
         dry_run=dry_run,
         token=token,
         endpoint=endpoint,
-        retries=retries,
-        retry_wait=retry_wait,
         echo=echo,
-        sleep=sleep,
     )

@@ -1,4 +1,6 @@
-"""The release's plots, saved as PNG beside the card: schema complexity, judge scores, the funnel.
+"""The release's plots, saved as PNG beside the card: schema complexity, the judge scores of every judged record,
+the funnel from loaded items to released records, and the flags with how they were resolved. The numbers come from
+the store (exports/plot_data.py); each plot function returns the numbers it drew.
 
 Matplotlib's object API with the Agg canvas (no pyplot, no display, no global state). PNGs are
 written without a Software/date stamp, so the same figures give the same bytes. Without
@@ -11,14 +13,31 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from exports.plot_data import ACCEPTED, NOT_ACCEPTED, FunnelStep
+
 PLOTS_DIR = "plots"
 PLOT_FILES: dict[str, tuple[str, str]] = {
     # key: (file name, alt text used in the card)
     "schema_complexity": ("schema_complexity.png", "Schema complexity per split and schema size"),
-    "judge_scores": ("judge_scores.png", "Judge scores per dimension"),
-    "funnel": ("funnel.png", "Rejection funnel by stage and reason"),
+    "judge_scores": (
+        "judge_scores.png",
+        "Judge scores of every judged record per dimension, accepted and rejected apart, with the threshold",
+    ),
+    "funnel": ("funnel.png", "Funnel from loaded items to released records, with the main rejection reasons"),
+    "flags": ("flags.png", "Flags by code and how they were resolved"),
 }
 LEVEL_COLOURS = {"easy": "#8fbc8f", "medium": "#f0b44c", "hard": "#d9534f"}
+GROUP_COLOURS = {"accepted": "#2e8b57", "rejected": "#d9534f"}
+RESOLUTION_COLOURS = {"fixed": "#2e8b57", "dismissed": "#9e9e9e", "open": "#f0b44c"}
+STEP_LABELS = {
+    "loaded": "source items loaded",
+    "drafted": "drafted (LLM)",
+    "authored": "records authored",
+    "validated": "passed validation",
+    "judged": "judged",
+    "released": "released",
+}
+SCORE_BIN = 5  # score histogram bins: [0, 5), [5, 10), ... [95, 100]
 DPI = 90
 
 
@@ -95,80 +114,137 @@ def plot_schema_complexity(
     _save(fig, path)
 
 
-def plot_judge_scores(scores: Mapping[str, Sequence[float]], threshold: float, path: Path, title: str) -> None:
-    fig = _figure(9, 0.8 + 0.6 * max(len(scores), 2))
-    ax = fig.subplots()
-    if scores:
-        names = list(scores)
-        ax.boxplot(
-            [list(scores[name]) for name in names],
-            orientation="horizontal",
-            tick_labels=names,
-            widths=0.6,
-            patch_artist=True,
-            boxprops={"facecolor": "#cfe0f1", "edgecolor": "#2f5f8a"},
-            medianprops={"color": "#2f5f8a"},
-            flierprops={"markersize": 3},
-        )
-        ax.axvline(threshold, color="#d9534f", linestyle="--", linewidth=1)
-        ax.text(threshold, len(names) + 0.45, f" threshold {threshold:g}", color="#d9534f", fontsize=8, va="center")
-        ax.set_xlim(min(0, min(min(v) for v in scores.values() if v) - 5), 102)
-        ax.set_ylim(0.4, len(names) + 0.7)
-        n = max(len(v) for v in scores.values())
-        ax.set_xlabel(f"score (0-100) of the released records (n = {n:,})")
-    else:
-        _empty(ax, "no judge scores recorded")
-    ax.set_title(f"{title}: judge scores per dimension", fontsize=11)
+def score_bins(values: Sequence[float]) -> list[int]:
+    """Counts per `SCORE_BIN`-point bin from 0 to 100 (100 falls in the last bin)."""
+    counts = [0] * (100 // SCORE_BIN)
+    for value in values:
+        counts[min(max(int(value // SCORE_BIN), 0), len(counts) - 1)] += 1
+    return counts
+
+
+def plot_judge_scores(
+    scores: Mapping[str, Mapping[str, Sequence[float]]], threshold: float, path: Path, title: str
+) -> dict[str, dict[str, list[int]]]:
+    """One histogram per dimension of every judged record's score, accepted and rejected stacked in two colours,
+    with the threshold line. Returns the bin counts drawn: {dimension: {"accepted": [...], "rejected": [...]}}."""
+    names = list(scores)
+    fig = _figure(9, 0.9 + 1.5 * max(len(names), 1))
+    axes = fig.subplots(max(len(names), 1), 1, squeeze=False)[:, 0]
+    drawn: dict[str, dict[str, list[int]]] = {}
+    edges = [SCORE_BIN * i for i in range(100 // SCORE_BIN)]
+    for ax, name in zip(axes, names, strict=False):
+        groups = {group: score_bins(scores[name].get(group, ())) for group in (ACCEPTED, NOT_ACCEPTED)}
+        drawn[name] = groups
+        bottom = [0] * len(edges)
+        for group, counts in groups.items():
+            n = len(scores[name].get(group, ()))
+            ax.bar(
+                edges,
+                counts,
+                width=SCORE_BIN,
+                bottom=bottom,
+                align="edge",
+                color=GROUP_COLOURS[group],
+                edgecolor="white",
+                linewidth=0.5,
+                label=f"{group} ({n:,})",
+            )
+            bottom = [b + c for b, c in zip(bottom, counts, strict=True)]
+        ax.axvline(threshold, color="#333333", linestyle="--", linewidth=1)
+        ax.text(threshold, max(bottom + [1]) * 1.02, f" threshold {threshold:g}", fontsize=8, va="bottom")
+        ax.set_xlim(0, 100)
+        ax.set_ylim(0, max(bottom + [1]) * 1.3)
+        ax.set_ylabel(name, fontsize=9)
+        _integer_axis(ax.yaxis, bins=3)
+        ax.legend(fontsize=8, frameon=False, loc="upper left")
+    if not names:
+        _empty(axes[0], "no judge scores recorded")
+    axes[-1].set_xlabel("judge score (0-100) of every judged record; records per 5-point bin")
+    fig.suptitle(f"{title}: judge scores, accepted and rejected", fontsize=11)
     height = fig.get_figheight()
-    fig.subplots_adjust(left=0.18, right=0.98, bottom=0.62 / height, top=1 - 0.4 / height)
+    fig.subplots_adjust(left=0.12, right=0.98, bottom=0.55 / height, top=1 - 0.45 / height, hspace=0.35)
     _save(fig, path)
+    return drawn
 
 
-def funnel_stages(funnel: Mapping[str, Any]) -> list[tuple[str, int]]:
-    """(label, count) from loaded source items to released records."""
-    stages = [("source items loaded", funnel.get("source_items_loaded", 0))]
-    stages.append(("records authored", funnel.get("records_authored", 0)))
-    for state, n in (funnel.get("states") or {}).items():
-        stages.append((f"now {state}", n))
-    stages.append(("released", funnel.get("released", 0)))
-    return stages
-
-
-def plot_funnel(funnel: Mapping[str, Any], path: Path, title: str) -> None:
-    reasons = [(f"{r['stage']}: {r['code']}", r["records"]) for r in funnel.get("rejections") or []]
-    reasons = sorted(reasons, key=lambda kv: (-kv[1], kv[0]))[:15]  # import reasons count rejected input lines
-    stages = funnel_stages(funnel)
-    rows = max(len(stages), len(reasons), 3)
-    fig = _figure(10, 1.0 + 0.32 * rows)
+def plot_funnel(steps: Sequence[FunnelStep], path: Path, title: str) -> dict[str, Any]:
+    """Records at each step from loaded items to released (left), and the main reasons records fell out before
+    each step (right). Returns {"steps": {step: count}, "lost": {step: [(reason, records)]}}."""
+    lost = [(step.name, reason, n) for step in steps for reason, n in step.lost]
+    rows = max(len(steps), len(lost), 3)
+    fig = _figure(10, 1.6 + 0.32 * rows)
     left, right = fig.subplots(1, 2, gridspec_kw={"width_ratios": [1, 1.25]})
 
-    labels = [label for label, _ in stages][::-1]
-    values = [n for _, n in stages][::-1]
-    colours = ["#2e8b57" if label == "released" else "#5b8db8" for label in labels]
+    labels = [STEP_LABELS.get(step.name, step.name) for step in steps][::-1]
+    values = [step.count for step in steps][::-1]
+    colours = ["#2e8b57" if step.name == "released" else "#5b8db8" for step in steps][::-1]
     left.barh(labels, values, color=colours)
     for y, v in enumerate(values):
         left.text(v, y, f" {v:,}", va="center", fontsize=8)
     left.set_xlim(0, max(values + [1]) * 1.25)
-    left.set_title("Records by stage", fontsize=10)
+    left.set_title("Records at each step", fontsize=10)
     _integer_axis(left.xaxis, bins=4)
     left.tick_params(axis="y", labelsize=8)
 
-    if reasons:
-        r_labels = [label for label, _ in reasons][::-1]
-        r_values = [n for _, n in reasons][::-1]
-        right.barh(r_labels, r_values, color="#d9534f")
-        for y, v in enumerate(r_values):
-            right.text(v, y, f" {v:,}", va="center", fontsize=8)
-        right.set_xlim(0, max(r_values) * 1.3)
+    if lost:
+        palette = ["#d9534f", "#f0b44c", "#8e6bb8", "#5bb8b0", "#b8865b", "#9e9e9e"]
+        colour_of = {step.name: palette[i % len(palette)] for i, step in enumerate(steps)}
+        for y, (step, _, n) in enumerate(reversed(lost)):
+            right.barh(y, n, color=colour_of[step], label=f"kept from: {STEP_LABELS.get(step, step)}")
+            right.text(n, y, f" {n:,}", va="center", fontsize=8)
+        right.set_yticks(range(len(lost)), [reason for _, reason, _ in reversed(lost)])
+        handles, names = right.get_legend_handles_labels()
+        unique = dict(zip(names, handles, strict=True))
+        right.legend(
+            unique.values(),
+            unique.keys(),
+            fontsize=7,
+            frameon=False,
+            loc="upper center",
+            bbox_to_anchor=(0.3, -0.08 * 3.5 / fig.get_figheight()),
+            ncol=2,
+        )
+        right.set_xlim(0, max(n for _, _, n in lost) * 1.25)
         _integer_axis(right.xaxis, bins=4)
-        right.tick_params(axis="y", labelsize=8)
+        right.tick_params(axis="y", labelsize=7)
     else:
         _empty(right, "no rejections")
-    right.set_title("Rejection reasons (records)", fontsize=10)
-    fig.suptitle(f"{title}: rejection funnel", fontsize=11)
+    right.set_title("Main reasons records fell out (records)", fontsize=10)
+    fig.suptitle(f"{title}: funnel", fontsize=11)
     height = fig.get_figheight()
-    fig.subplots_adjust(left=0.2, right=0.98, bottom=0.35 / height, top=1 - 0.6 / height, wspace=0.75)
+    fig.subplots_adjust(left=0.15, right=0.98, bottom=0.95 / height, top=1 - 0.6 / height, wspace=0.95)
     _save(fig, path)
+    return {"steps": {step.name: step.count for step in steps}, "lost": {s.name: list(s.lost) for s in steps}}
+
+
+def plot_flags(resolutions: Mapping[str, Mapping[str, int]], path: Path, title: str) -> dict[str, dict[str, int]]:
+    """Flags raised per code, split by how they were resolved (fixed, dismissed, still open). Returns the counts
+    drawn: {code: {fixed, dismissed, open}}."""
+    codes = list(resolutions)
+    fig = _figure(9, 1.0 + 0.35 * max(len(codes), 3))
+    ax = fig.subplots()
+    drawn = {code: {k: int(resolutions[code].get(k, 0)) for k in RESOLUTION_COLOURS} for code in codes}
+    if codes:
+        labels = codes[::-1]
+        left = [0] * len(labels)
+        for status, colour in RESOLUTION_COLOURS.items():
+            values = [drawn[code][status] for code in labels]
+            ax.barh(labels, values, left=left, color=colour, label=status)
+            left = [a + b for a, b in zip(left, values, strict=True)]
+        for y, total in enumerate(left):
+            ax.text(total, y, f" {total:,}", va="center", fontsize=8)
+        ax.set_xlim(0, max(left + [1]) * 1.2)
+        _integer_axis(ax.xaxis, bins=4)
+        ax.tick_params(axis="y", labelsize=8)
+        ax.legend(fontsize=8, frameon=False, loc="center left", bbox_to_anchor=(1.0, 0.5))
+        ax.set_xlabel("flags raised")
+    else:
+        _empty(ax, "no flags raised")
+    ax.set_title(f"{title}: flags by code and how they were resolved", fontsize=11)
+    height = fig.get_figheight()
+    fig.subplots_adjust(left=0.25, right=0.85, bottom=0.55 / height, top=1 - 0.4 / height)
+    _save(fig, path)
+    return drawn
 
 
 def render_plots(
@@ -176,21 +252,23 @@ def render_plots(
     *,
     title: str,
     distributions: Mapping[str, Any],
-    funnel: Mapping[str, Any],
+    judged: Mapping[str, Mapping[str, Sequence[float]]],
+    funnel: Sequence[FunnelStep],
+    flags: Mapping[str, Mapping[str, int]],
     threshold: float,
 ) -> dict[str, str]:
-    """Write the PNGs into `folder/plots/`; returns {key: relative path} ({} without matplotlib)."""
+    """Write the PNGs into `folder/plots/`; returns {key: relative path} ({} without matplotlib).
+
+    `distributions`: the released records' schema complexity (exports/stats.py); `judged`, `funnel` and `flags`:
+    from the store (exports/plot_data.py)."""
     if not plots_available():
         return {}
     out = folder / PLOTS_DIR
     out.mkdir(parents=True, exist_ok=True)
-    written = {}
     plot_schema_complexity(
         distributions["levels"], distributions["properties"], out / PLOT_FILES["schema_complexity"][0], title
     )
-    written["schema_complexity"] = f"{PLOTS_DIR}/{PLOT_FILES['schema_complexity'][0]}"
-    plot_judge_scores(distributions["scores"], threshold, out / PLOT_FILES["judge_scores"][0], title)
-    written["judge_scores"] = f"{PLOTS_DIR}/{PLOT_FILES['judge_scores'][0]}"
+    plot_judge_scores(judged, threshold, out / PLOT_FILES["judge_scores"][0], title)
     plot_funnel(funnel, out / PLOT_FILES["funnel"][0], title)
-    written["funnel"] = f"{PLOTS_DIR}/{PLOT_FILES['funnel'][0]}"
-    return written
+    plot_flags(flags, out / PLOT_FILES["flags"][0], title)
+    return {key: f"{PLOTS_DIR}/{name}" for key, (name, _) in PLOT_FILES.items()}

@@ -38,6 +38,8 @@ from core.models import RELEASE_CONFIG, RecordState
 from core.progress import tracked
 from core.store import Store
 from exports import card as card_mod
+from exports import page_images as page_images_mod
+from exports import plot_data
 from exports import plots as plots_mod
 from exports.audit import audit_summary
 from exports.audit import card_section as audit_card_section
@@ -55,6 +57,7 @@ from exports.versions import parse_version, previous_version
 
 TEMP_PREFIX = ".tmp-"
 WRITE_BATCH = 1000  # rows per write and per row group; part of the byte-identical output, keep fixed
+PAGE_IMAGE_BATCH = 100  # the same with page images (PNG bytes in every row): as `datasets` does for images
 READ_BATCH = 2000  # stored records fetched at a time
 COMPRESSION = "zstd"
 T = TypeVar("T")
@@ -141,6 +144,7 @@ def write_release(
     test_size: int | None = None,
     curation: dict[str, Any] | None = None,
     calibration: dict[str, Any] | None = None,
+    page_images: bool = False,
 ) -> ReleaseResult:
     """Release the ACCEPTED records of `source` as `version` of its config (see module docstring); refused
     while an accepted record carries an open flag (records held in `needs_review` are not accepted).
@@ -148,8 +152,12 @@ def write_release(
     `parent` defaults to the highest lower version released locally; the changelog compares
     with it when its folder is there. `plots=False` skips the PNGs (the card then says so).
     `test_size` fills the test split up to that many records, stratified by schema complexity and
-    source category, and sends every other new record to the other splits (sticky, as always)."""
+    source category, and sends every other new record to the other splits (sticky, as always).
+    `page_images` adds the `page_image` column (the record's rendered pages: exports/page_images.py); a record
+    without readable page images then stops the release with the records named."""
     key = parse_version(version)
+    if page_images and not page_images_mod.supports(source):
+        raise ValueError(f"page images: only {', '.join(sorted(page_images_mod.SOURCES))} records have rendered pages")
     flagged = accepted_with_open_flags(store, source)
     if flagged:  # a release never holds a record with an open flag
         shown = ", ".join(rid[:12] for rid in flagged[:5]) + (" ..." if len(flagged) > 5 else "")
@@ -175,7 +183,14 @@ def write_release(
     tmp.mkdir()  # not mkdtemp: its 0700 mode would end up on the release folder
     try:
         written = _write_data(
-            store, source, config, splits, tmp / DATA_DIR, digests=has_parent_data, test_size=test_size
+            store,
+            source,
+            config,
+            splits,
+            tmp / DATA_DIR,
+            digests=has_parent_data,
+            test_size=test_size,
+            page_images=Path(workspace) if page_images else None,
         )
         if written.total == 0:
             raise EmptyReleaseError(_nothing_accepted(store, source, threshold))
@@ -200,7 +215,9 @@ def write_release(
                 tmp,
                 title=f"{card_mod.SOURCE_CARDS[source].name}, {config} {version}",
                 distributions=written.distributions,
-                funnel=funnel,
+                judged=plot_data.judge_scores(store, source),
+                funnel=plot_data.funnel(store, source, written.total),
+                flags=plot_data.flag_resolutions(flags),
                 threshold=threshold,
             )
             if plots
@@ -229,6 +246,7 @@ def write_release(
             plots=plot_files,
             plots_skipped_reason=None if plot_files else _plots_skipped(plots),
             data_files=written.files,
+            page_images=page_images,
         )
         audit = audit_summary(store, source)  # the residual-error audit, beside SOB's own figure
         card_text = card_text.rstrip("\n") + "\n\n" + audit_card_section(audit)
@@ -263,6 +281,8 @@ def write_release(
             manifest["judge_calibration"] = calibration
         if curation is not None:
             manifest["curation"] = curation
+        if page_images:  # the data files hold the extra `page_image` column
+            manifest["page_images"] = {"column": page_images_mod.COLUMN, "feature": "List(Image())"}
         if test_size is not None:  # a fixed-size test split, filled from new records only, stratified
             manifest["split_policy"]["test_size"] = {
                 "target": test_size,
@@ -407,11 +427,15 @@ def _write_data(
     *,
     digests: bool = False,
     test_size: int | None = None,
+    page_images: Path | None = None,
 ) -> _Written:
     """Stream ACCEPTED records into one Parquet file per split, gathering statistics on the way
-    (and each record's content digest, for the changelog, when `digests`)."""
+    (and each record's content digest, for the changelog, when `digests`). With `page_images` (the
+    workspace), each row also gets its rendered pages."""
     data_dir.mkdir(parents=True)
-    schema = release_schema(source)  # with the `huggingface` features metadata, as `datasets` writes it
+    # with the `huggingface` features metadata, as `datasets` writes it
+    schema = release_schema(source, page_images=page_images is not None)
+    batch = WRITE_BATCH if page_images is None else PAGE_IMAGE_BATCH
     strata = _split_strata(store, source) if test_size is not None else None
     assigner = SplitAssigner(config, store.split_assignments(config), test_size=test_size, strata=strata)
     assigner.plan_new(store.record_ids(source, [RecordState.ACCEPTED]))
@@ -437,12 +461,13 @@ def _write_data(
             rows = buffers[split]
             if rows:
                 table = _table(rows, schema)
-                background.submit(writers[split].write_table, table, row_group_size=WRITE_BATCH)
+                background.submit(writers[split].write_table, table, row_group_size=batch)
                 rows.clear()
 
         accepted = store.state_counts(source).get(str(RecordState.ACCEPTED))
         rows = tracked(_accepted_rows(store, source), f"release ({config})", total=accepted)
-        for row, validation, judge in rows:
+        missing: list[str] = []
+        for row, validation, judge, extra in rows:
             rid = row["record_id"]
             if previous_id is not None and rid <= previous_id:
                 raise ReleaseError(f"records are not streamed in record_id order ({previous_id} then {rid})")
@@ -453,6 +478,13 @@ def _write_data(
             counts[split] += 1
             if record_digests is not None:
                 record_digests[rid] = (split, row_digest(row, digest_columns))
+            if page_images is not None:
+                try:
+                    row[page_images_mod.COLUMN] = page_images_mod.column_value(
+                        page_images, rid, extra.get(page_images_mod.EXTRA_KEY)
+                    )
+                except page_images_mod.PageImagesError as exc:
+                    missing.append(str(exc))
             stats.add(
                 split,
                 row["context"],
@@ -464,8 +496,14 @@ def _write_data(
                 draft_model=row["draft_model"],
                 judge=row["judge"],
             )
-            if len(buffers[split]) >= WRITE_BATCH:
+            if len(buffers[split]) >= batch:
                 flush(split)
+        if missing:
+            raise ReleaseError(
+                f"--with-page-images: {len(missing)} record(s) have no readable page image ({'; '.join(missing[:3])}"
+                f"{' ...' if len(missing) > 3 else ''}); load the olmOCR items again so their pages are rendered, or "
+                "release without --with-page-images"
+            )
         for split in splits:
             flush(split)
         stats_result, distributions = stats.result(), stats.distributions()  # waits for the token counts
@@ -496,8 +534,9 @@ def arrow_size(path: Path) -> int:
 
 def _accepted_rows(
     store: Store, source: str
-) -> Iterator[tuple[dict[str, Any], dict[str, Any] | None, dict[str, Any] | None]]:
-    """(published row, validation report, verdict) of every ACCEPTED record, by record id, from the stored JSON
+) -> Iterator[tuple[dict[str, Any], dict[str, Any] | None, dict[str, Any] | None, dict[str, Any]]]:
+    """(published row, validation report, verdict, source metadata `extra`) of every ACCEPTED record, by record
+    id, from the stored JSON
     (no Record model is built: that was most of a release's time). A record whose JSON does not have the
     fields a row needs is read through the Record model (`Store.read_row`), as any stage would read it: set
     aside if unreadable, else published from its model.
@@ -515,9 +554,10 @@ def _accepted_rows(
         except ValueError:
             row = None
         if row is not None and row["record_id"] == raw.record_id:
-            yield row, validation, judge
+            yield row, validation, judge, data["metadata"].get("extra") or {}
         elif (parsed := store.read_row(raw)) is not None:  # None: set aside as unreadable
-            yield record_row(parsed.record, parsed.validation, parsed.judge), parsed.validation, parsed.judge
+            row = record_row(parsed.record, parsed.validation, parsed.judge)
+            yield row, parsed.validation, parsed.judge, parsed.record.metadata.extra
 
 
 def _table(rows: list[dict[str, Any]], schema: pa.Schema) -> pa.Table:

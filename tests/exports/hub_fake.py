@@ -24,12 +24,14 @@ from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
 import yaml
+from huggingface_hub.utils.sha import git_hash
 
 LFS_SUFFIXES = (".parquet", ".png", ".arrow", ".bin")
 
 
 def git_oid(data: bytes) -> str:
-    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+    """The git blob id the Hub reports for a file (huggingface_hub's own helper computes it the same way)."""
+    return git_hash(data)
 
 
 @dataclass

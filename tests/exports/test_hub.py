@@ -3,6 +3,7 @@ local-folder target that lays out exactly the files the Hub repo gets."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 from pathlib import Path
@@ -15,7 +16,15 @@ from huggingface_hub import DatasetCard
 from huggingface_hub.utils import disable_progress_bars
 
 from exports.columns import column_names
-from exports.hub import HubUnavailableError, PublishError, Target, parse_readme, parse_target, publish_release, tag_name
+from exports.hub import (
+    ConfigRelease,
+    HubUnavailableError,
+    PublishError,
+    Target,
+    parse_target,
+    publish_release,
+    tag_name,
+)
 from tests.exports.hub_fake import FakeHub
 
 datasets.disable_progress_bars()
@@ -43,9 +52,7 @@ def releases(release_history) -> dict[str, Path]:
 
 def push(hub: FakeHub, release: Path, **kwargs):
     lines: list[str] = []
-    result = publish_release(
-        release, REPO, endpoint=hub.endpoint, retry_wait=0.01, echo=lines.append, sleep=lambda _: None, **kwargs
-    )
+    result = publish_release(release, REPO, endpoint=hub.endpoint, echo=lines.append, **kwargs)
     return result, "\n".join(lines)
 
 
@@ -79,7 +86,9 @@ def test_first_push_then_another_config_leaves_the_first_alone(hub, releases):
         f"data/default/{data_name(first, 'test')}",
         f"data/default/{data_name(first, 'train')}",
         f"data/default/{data_name(first, 'validation')}",
+        "meta/default/card.md",
         "meta/default/manifest.json",
+        "meta/default/plots/flags.png",
         "meta/default/plots/funnel.png",
         "meta/default/plots/judge_scores.png",
         "meta/default/plots/schema_complexity.png",
@@ -87,12 +96,13 @@ def test_first_push_then_another_config_leaves_the_first_alone(hub, releases):
     for name in ("train", "validation", "test"):
         local = (first / "data" / data_name(first, name)).read_bytes()
         assert files[f"data/default/{data_name(first, name)}"] == local
-    assert hub.count("PUT", r"^/_lfs/") == 6  # parquet and PNG went through the LFS batch API
+    assert hub.count("PUT", r"^/_lfs/") == 7  # parquet and PNG went through the LFS batch API
     assert "published default 1.0.0" in out and "tag v1.0.0" in out
 
     before = hub.files(REPO)
     default_entry = front_matter(readme(before))["configs"]
-    default_section = parse_readme(readme(before)).sections["default"]
+    default_section = ConfigRelease.of(first, json.loads(files["meta/default/manifest.json"])).section()
+    assert default_section in readme(before)
     image, _ = push(hub, releases["image-1.0.0"])
     after = hub.files(REPO)
     assert owned(after, "default") == owned(before, "default")  # not one byte of the other config moved
@@ -108,7 +118,9 @@ def test_first_push_then_another_config_leaves_the_first_alone(hub, releases):
     assert infos[1] == {**front_matter((releases["image-1.0.0"] / "README.md").read_text())["dataset_info"]}
     assert [f["name"] for f in infos[1]["features"]] == column_names("olmocr")
     assert DatasetCard(readme(after)).data.dataset_info == infos
-    assert parse_readme(readme(after)).sections["default"] == default_section
+    image_section = ConfigRelease.of(releases["image-1.0.0"], json.loads(after["meta/image/manifest.json"])).section()
+    assert readme(after).index(default_section) < readme(after).index(image_section)  # one section per config
+    assert after["meta/image/card.md"] == (releases["image-1.0.0"] / "README.md").read_bytes()
     assert meta["license"] == ["cc-by-sa-4.0", "odc-by"]
     assert repo.tags["image-v1.0.0"][0] == image.commit == repo.head.oid
     assert repo.tags["v1.0.0"][0] == result.commit  # the first tag did not move
@@ -151,32 +163,59 @@ def test_new_version_is_one_commit_and_old_versions_cannot_roll_back(hub, releas
     assert len(hub.repo(REPO).commits) == 3
 
 
-def test_failed_upload_is_retried_and_lands_as_one_commit(hub, releases):
-    hub.fail("POST", r"/commit/", status=503)
+def test_a_failed_upload_is_retried_by_huggingface_hub_within_one_publish(hub, releases):
+    hub.fail("PUT", r"^/_lfs/", status=503)  # huggingface_hub's http_backoff retries uploads itself
     result, out = push(hub, releases["default-1.0.0"])
     repo = hub.repo(REPO)
-    assert result.status == "published" and result.attempts == 2
-    assert "retrying" in out and "503" in out
+    assert result.status == "published" and hub.count("PUT", r"^/_lfs/") == 8  # 7 files, one sent twice
     assert len(repo.commits) == 2 and repo.tags["v1.0.0"][0] == repo.head.oid == result.commit
+    assert "retrying" not in out  # no retry loop of our own
+
+
+def test_a_failed_commit_ends_the_publish_and_publishing_again_lands_it_once(hub, releases):
+    hub.fail("POST", r"/commit/", status=503)
+    with pytest.raises(HubUnavailableError, match="HTTP 503.*publish again") as caught:
+        push(hub, releases["default-1.0.0"])
+    assert "127.0.0.1" in str(caught.value)  # the host that failed
+    assert hub.count("POST", r"/commit/") == 1 and len(hub.repo(REPO).commits) == 1  # created, nothing committed
+
+    result, _ = push(hub, releases["default-1.0.0"])
+    repo = hub.repo(REPO)
+    assert result.status == "published" and len(repo.commits) == 2
+    assert repo.tags["v1.0.0"][0] == repo.head.oid == result.commit
 
 
 def test_commit_whose_answer_was_lost_is_not_made_twice(hub, releases):
     push(hub, releases["default-1.0.0"])
     hub.fail("POST", r"/commit/", status=502, after=True)  # lands, but the client sees a 502
+    with pytest.raises(HubUnavailableError, match="502"):
+        push(hub, releases["image-1.0.0"])
     hub.fail("POST", r"/tag/", status=429)
-    result, out = push(hub, releases["image-1.0.0"])
+    with pytest.raises(HubUnavailableError, match="429"):
+        push(hub, releases["image-1.0.0"])
+    result, _ = push(hub, releases["image-1.0.0"])
     repo = hub.repo(REPO)
     assert len(repo.commits) == 3  # init, default, image: exactly one commit for the image release
-    assert result.status == "tagged" and result.attempts == 3
-    assert repo.tags["image-v1.0.0"][0] == repo.head.oid == result.commit
+    assert result.status == "tagged" and hub.count("POST", r"/commit/") == 2
+    assert repo.tags["image-v1.0.0"][0] == repo.head.oid == result.commit  # the commit that carries the version
     assert f"data/image/{data_name(releases['image-1.0.0'], 'train')}" in hub.files(REPO, "image-v1.0.0")
 
 
 def test_errors_that_are_not_transient_are_not_retried(hub, releases):
     hub.fail("POST", r"/commit/", status=400, times=5)
-    with pytest.raises(PublishError, match="400"):
+    with pytest.raises(PublishError, match="400") as caught:
         push(hub, releases["default-1.0.0"])
+    assert not isinstance(caught.value, HubUnavailableError)  # a refusal, not a network failure
     assert hub.count("POST", r"/commit/") == 1
+
+
+def test_a_repo_changed_by_someone_else_meanwhile_is_said_so(hub, releases):
+    hub.fail("POST", r"/commit/", status=412)  # the Hub's answer when the parent commit is no longer the head
+    with pytest.raises(PublishError, match="changed while publishing") as caught:
+        push(hub, releases["default-1.0.0"])
+    assert not isinstance(caught.value, HubUnavailableError)
+    result, _ = push(hub, releases["default-1.0.0"])
+    assert result.status == "published" and len(hub.repo(REPO).commits) == 2
 
 
 def test_dry_run_prints_the_commit_and_changes_nothing(hub, releases):
@@ -219,8 +258,11 @@ def test_folder_target_holds_exactly_the_repo_files_and_loads(hub, releases, tmp
     on_hub = {p: b for p, b in hub.files(REPO).items() if p != ".gitattributes"}  # the Hub adds it on creation
     in_folder = {str(p.relative_to(folder)): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
     tags_doc = json.loads(in_folder.pop("tags.json"))
-    assert tags_doc["target"] == "local folder"  # its commit ids are folder tree ids, and it says so
+    assert tags_doc["target"] == "folder"  # a folder has no commits: no commit ids, and it says so
     tags = tags_doc["tags"]
+    assert not [tag for tag in tags.values() if "commit" in tag]
+    first_manifest = (releases["default-1.0.0"] / "manifest.json").read_bytes()
+    assert tags["v1.0.0"]["manifest_sha256"] == hashlib.sha256(first_manifest).hexdigest()
     assert in_folder == on_hub
     assert set(tags) == set(hub.repo(REPO).tags) == {"v1.0.0", "image-v1.0.0", "v1.1.0"}
     assert tags["v1.1.0"]["version"] == "1.1.0" and tags["image-v1.0.0"]["config"] == "image"
@@ -293,13 +335,28 @@ def test_a_hub_that_cannot_be_reached_fails_at_once_as_a_network_failure(release
     monkeypatch.setenv("HF_TOKEN", "hf_not_a_real_token")
     lines: list[str] = []
     with pytest.raises(HubUnavailableError, match="could not be reached") as caught:
-        publish_release(releases["default-1.0.0"], REPO, endpoint=endpoint, echo=lines.append, sleep=pytest.fail)
+        publish_release(releases["default-1.0.0"], REPO, endpoint=endpoint, echo=lines.append)
     assert not lines  # no retry loop on a refused connection
     assert "hf_not_a_real_token" not in str(caught.value)
 
 
-def test_transient_errors_past_the_retries_are_a_network_failure(hub, releases):
-    hub.fail("POST", r"/commit/", status=503, times=3)
-    with pytest.raises(HubUnavailableError, match="failed 3 times on transient Hub errors"):
-        push(hub, releases["default-1.0.0"], retries=2)
-    assert hub.count("POST", r"/commit/") == 3
+def test_a_dns_failure_is_one_attempt_that_names_the_host(releases, monkeypatch):
+    import socket
+
+    host, lookups = "hub.sob-test.invalid", []
+    real_getaddrinfo = socket.getaddrinfo
+
+    def getaddrinfo(name, *args, **kwargs):
+        if name == host:
+            lookups.append(name)
+            raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
+        return real_getaddrinfo(name, *args, **kwargs)
+
+    monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", False)
+    monkeypatch.setenv("HF_TOKEN", "hf_not_a_real_token")
+    lines: list[str] = []
+    with pytest.raises(HubUnavailableError, match=f"Hub at {host} could not be reached") as caught:
+        publish_release(releases["default-1.0.0"], REPO, endpoint=f"https://{host}", echo=lines.append)
+    assert lookups == [host] and not lines  # one try, no retry loop
+    assert "\n" not in str(caught.value) and "hf_not_a_real_token" not in str(caught.value)

@@ -16,7 +16,7 @@ from huggingface_hub import DatasetCard
 from exports.card import CardError, validate_card
 from exports.columns import arrow_schema
 from exports.features import release_features
-from exports.hub import build_readme, config_entry, config_section, release_dataset_info
+from exports.hub import ConfigRelease, build_readme, release_dataset_info
 from exports.release import write_release
 
 datasets.disable_progress_bars()
@@ -46,6 +46,7 @@ def test_every_card_loads_and_declares_what_load_dataset_yields(one_release_per_
     folder = one_release_per_config[config]
     card = DatasetCard.load(folder / "README.md")  # parses and checks the YAML the way the Hub does
     validate_card(card.content)
+    assert str(card) == (folder / "README.md").read_text(encoding="utf-8")  # written by huggingface_hub, as is
     [info] = [card.data.dataset_info] if isinstance(card.data.dataset_info, dict) else card.data.dataset_info
     declared = datasets.Features._from_yaml_list(info["features"])
     assert declared == release_features(SOURCES[config])
@@ -89,15 +90,16 @@ def test_sizes_have_the_hubs_meaning(one_release_per_config, tmp_path):
     assert info["dataset_size"] != info["download_size"]
 
 
-def test_the_merged_readme_keeps_every_configs_dataset_info(one_release_per_config):
-    readme = None
+def test_the_merged_readme_keeps_every_configs_dataset_info(one_release_per_config, tmp_path):
+    readme, published = None, {}
     for config in ("image", "default", "audio"):  # published in any order
         folder = one_release_per_config[config]
-        meta, section = config_section(folder, manifest(folder))
-        readme = build_readme(
-            readme, config, meta, section, config_entry(config, manifest(folder)), release_dataset_info(folder)
-        )
-    card = DatasetCard(readme)
+        published[config] = ConfigRelease.of(folder, manifest(folder))
+        readme = build_readme(readme, published)
+        (tmp_path / "README.md").write_text(readme, encoding="utf-8")
+        card = DatasetCard.load(tmp_path / "README.md")  # every intermediate README is a valid card
+        validate_card(card.content)
+        assert str(card) == readme
     infos = {i["config_name"]: i for i in card.data.dataset_info}
     assert list(infos) == ["default", "image", "audio"]
     for config, folder in one_release_per_config.items():
@@ -114,16 +116,16 @@ def test_a_legacy_single_dataset_info_is_kept_for_its_config(one_release_per_con
         "---\nconfigs:\n- config_name: default\n  data_files:\n  - split: train\n"
         "    path: data/default/train-*.parquet\n"
         "dataset_info:\n  features:\n  - name: record_id\n    dtype: string\n  splits:\n  - name: train\n"
-        "    num_bytes: 10\n    num_examples: 1\n---\n\nhand-written text\n"
+        "    num_bytes: 10\n    num_examples: 1\nannotations_creators:\n- expert-generated\n---\n\nhand-written text\n"
     )
-    meta, section = config_section(folder, manifest(folder))
-    readme = build_readme(
-        legacy, "image", meta, section, config_entry("image", manifest(folder)), release_dataset_info(folder)
-    )
-    infos = {i["config_name"]: i for i in DatasetCard(readme).data.dataset_info}
+    readme = build_readme(legacy, {"image": ConfigRelease.of(folder, manifest(folder))})
+    card = DatasetCard(readme)
+    infos = {i["config_name"]: i for i in card.data.dataset_info}
     assert infos["default"]["splits"] == [{"name": "train", "num_bytes": 10, "num_examples": 1}]
     assert infos["image"] == release_dataset_info(folder)
-    assert "hand-written text" in readme
+    assert [c["config_name"] for c in card.data.configs] == ["default", "image"]
+    assert card.data.annotations_creators == ["expert-generated"]  # a key added by hand is kept
+    assert "hand-written text" not in readme  # the text is the toolkit's, written anew
 
 
 @pytest.mark.parametrize(

@@ -11,10 +11,10 @@ from types import SimpleNamespace
 import datasets
 import pytest
 import yaml
+from huggingface_hub import DatasetCard
 
 from core.store import Store
 from exports.features import release_features
-from exports.hub import split_front_matter
 from exports.load import load_release
 from exports.release import ReleaseError, write_release
 
@@ -58,14 +58,15 @@ def test_two_releases_with_one_version_name_load_as_themselves(
 
 
 def front_of(folder: Path) -> dict:
-    return split_front_matter((folder / "README.md").read_text())[0]
+    return DatasetCard.load(folder / "README.md").data.to_dict()
 
 
 def strip_to_an_old_card(folder: Path) -> None:
     """A release written before cards carried their sizes and data files were content-addressed (its
     manifest updated to match): `data/<split>-00000-of-00001.parquet`, found by a glob."""
     card, manifest_path = folder / "README.md", folder / "manifest.json"
-    front, body = split_front_matter(card.read_text())
+    loaded = DatasetCard(card.read_text())
+    front, body = loaded.data.to_dict(), loaded.text
     front.pop("dataset_info")
     for entry in front["configs"][0]["data_files"]:
         entry["path"] = f"data/{entry['split']}-*.parquet"

@@ -131,15 +131,24 @@ def test_a_hub_that_cannot_be_reached_exits_with_the_network_code(tmp_path, monk
 
     from build_split.exit_codes import NETWORK
 
-    with socket.socket() as sock:  # a port where nothing listens: the connection is refused
-        sock.bind(("127.0.0.1", 0))
-        endpoint = f"http://127.0.0.1:{sock.getsockname()[1]}"
+    host, lookups = "hub.sob-test.invalid", []
+    real_getaddrinfo = socket.getaddrinfo
+
+    def getaddrinfo(name, *args, **kwargs):  # a DNS failure, counted: one lookup, no retries
+        if name == host:
+            lookups.append(name)
+            raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
+        return real_getaddrinfo(name, *args, **kwargs)
+
+    monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
     monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", False)
-    monkeypatch.setattr(huggingface_hub.constants, "ENDPOINT", endpoint)
+    monkeypatch.setattr(huggingface_hub.constants, "ENDPOINT", f"https://{host}")
     monkeypatch.setenv("HF_TOKEN", "hf_unused_token_for_the_test")
     ws = str(tmp_path / "ws")
     args = ["--source", "hotpotqa", "--sample", "--workspace", ws, "--release", "0.1.0", "--allow-unreviewed"]
     assert main([*args, "--push", "curators/sob"]) == NETWORK != 2
     err = capsys.readouterr().err
-    assert "could not be reached" in err and "hf_unused_token_for_the_test" not in err
+    errors = [line for line in err.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1 and f"Hub at {host} could not be reached" in errors[0], err
+    assert lookups == [host] and "hf_unused_token_for_the_test" not in err
     assert (tmp_path / "ws" / "releases" / "default" / "0.1.0" / "manifest.json").is_file()  # the release stays

@@ -66,7 +66,7 @@ def test_fallback_when_the_tokenizer_cannot_load(monkeypatch, store, workspace, 
 def test_card_shows_plots_provenance_and_judge(release_history):
     path = release_history.paths["default-1.1.0"]
     card = (path / "README.md").read_text(encoding="utf-8")
-    for name in ("schema_complexity", "judge_scores", "funnel"):
+    for name in ("schema_complexity", "judge_scores", "funnel", "flags"):
         png = path / "plots" / f"{name}.png"
         assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 5000
         assert f"](plots/{name}.png)" in card

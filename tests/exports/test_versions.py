@@ -98,7 +98,12 @@ def test_releases_are_immutable(release_history, tmp_path):
     assert {p.relative_to(path).as_posix() for p in files} >= {"README.md", "manifest.json", "plots/funnel.png"}
     assert all(not p.stat().st_mode & 0o222 for p in files)
     recorded = manifest(path)
-    assert set(recorded["assets"]) == {"plots/funnel.png", "plots/judge_scores.png", "plots/schema_complexity.png"}
+    assert set(recorded["assets"]) == {
+        "plots/funnel.png",
+        "plots/judge_scores.png",
+        "plots/schema_complexity.png",
+        "plots/flags.png",
+    }
     assert verify_release(path)["version"] == "1.1.0"
 
     copy = tmp_path / "1.1.0"
