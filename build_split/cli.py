@@ -35,6 +35,8 @@ EXAMPLES = """examples:
   python -m build_split --source hotpotqa --authored curators.jsonl --release 0.2.0 --allow-unreviewed
   python -m build_split --source ami --sample --release 0.1.0 --allow-unreviewed
   python -m build_split --source olmocr --input bench_data --category tables --ocr-server cpu
+  python -m build_split --source documents --sample --release 0.1.0 --allow-unreviewed
+  python -m build_split --source documents --input my_documents --config invoices --ocr-server cpu
   python -m build_split --source hotpotqa --status
   python -m build_split --source hotpotqa --sample --start-label-studio --serve
   python -m build_split --source hotpotqa --authored curators.jsonl --overwrite
