@@ -16,6 +16,53 @@ from judge.rubric import DEFAULT_THRESHOLD
 class RunOptions(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
+    source: str  # a registered source (core/sources.py)
+    # The source's own options (an instance of its `options_model`); given as a dict, or as keyword arguments
+    # named after its fields (`RunOptions(source="olmocr", mix="sob")`).
+    source_options: Any = None
+    workspace: Path = Path("workspace")
+    sample: bool = False
+    input: Path | None = None
+    from_hub: bool = False
+    limit: int | None = Field(default=None, ge=1)
+    seed: int = 0
+    label_studio_url: str | None = None
+    label_studio_api_key: str | None = Field(default=None, repr=False)  # a secret: never printed
+    start_label_studio: bool = False
+    label_studio_port: int | None = Field(default=None, ge=1, le=65535)
+    keep_label_studio: bool = False
+    authored: Path | None = None
+    serve: bool = False  # keep syncing with Label Studio until stopped (build_split/service.py)
+    overwrite: bool = False  # apply incoming versions that conflict with another origin's (core/revisions.py)
+    judge: Literal["heuristic", "gemini", "openai"] = "heuristic"
+    judge_model: str | None = None
+    prefilter: bool = False
+    review: bool = False  # the reviewer pass (Gemini 2.5 Flash) between validation and the judge
+    review_model: str | None = None
+    audit: int | None = Field(default=None, ge=1, le=10_000)  # records per residual-error audit round
+    rounds: int = Field(default=5, ge=1, le=100)
+    draft: bool = False
+    draft_model: str | None = None
+    draft_limit: int | None = Field(default=None, ge=1)
+    llm_base_url: str | None = None
+    concurrency: int = Field(default=8, ge=1, le=1024)
+    rpm: float | None = Field(default=None, gt=0)
+    llm_timeout: float = Field(default=120.0, gt=0)
+    batch: bool = False
+    retry_failed: bool = False  # ask again for LLM replies cached as malformed (and rejected drafts)
+    max_consecutive_failures: int = Field(default=DEFAULT_MAX_CONSECUTIVE_FAILURES, ge=0)  # 0: never stop
+    threshold: int = Field(default=DEFAULT_THRESHOLD, ge=0, le=100)
+    allow_unreviewed: bool = False  # write a release whose rows only the heuristic pre-filter checked
+    release_partial: bool = False  # write a release while records wait on a transient LLM failure
+    release: str | None = None
+    test_size: int | None = Field(default=None, ge=1)  # a fixed-size, stratified, sticky test split
+    calibration: Path | None = None  # `python -m judge.calibrate --output` figures, stated in the release card
+    push: str | None = None  # a Hub repo id (owner/name) or a local folder: see exports.hub.parse_target
+    private: bool = False
+    dry_run: bool = False
+    status_only: bool = False
+    list_rejections: bool = False
+
     @model_validator(mode="before")
     @classmethod
     def _gather_source_options(cls, data: Any) -> Any:
@@ -65,53 +112,6 @@ class RunOptions(BaseModel):
             ) from None
         source.configure(options)
         return options
-
-    source: str  # a registered source (core/sources.py)
-    # The source's own options (an instance of its `options_model`); given as a dict, or as keyword arguments
-    # named after its fields (`RunOptions(source="olmocr", mix="sob")`).
-    source_options: Any = None
-    workspace: Path = Path("workspace")
-    sample: bool = False
-    input: Path | None = None
-    from_hub: bool = False
-    limit: int | None = Field(default=None, ge=1)
-    seed: int = 0
-    label_studio_url: str | None = None
-    label_studio_api_key: str | None = Field(default=None, repr=False)  # a secret: never printed
-    start_label_studio: bool = False
-    label_studio_port: int | None = Field(default=None, ge=1, le=65535)
-    keep_label_studio: bool = False
-    authored: Path | None = None
-    serve: bool = False  # keep syncing with Label Studio until stopped (build_split/service.py)
-    overwrite: bool = False  # apply incoming versions that conflict with another origin's (core/revisions.py)
-    judge: Literal["heuristic", "gemini", "openai"] = "heuristic"
-    judge_model: str | None = None
-    prefilter: bool = False
-    review: bool = False  # the reviewer pass (Gemini 2.5 Flash) between validation and the judge
-    review_model: str | None = None
-    audit: int | None = Field(default=None, ge=1, le=10_000)  # records per residual-error audit round
-    rounds: int = Field(default=5, ge=1, le=100)
-    draft: bool = False
-    draft_model: str | None = None
-    draft_limit: int | None = Field(default=None, ge=1)
-    llm_base_url: str | None = None
-    concurrency: int = Field(default=8, ge=1, le=1024)
-    rpm: float | None = Field(default=None, gt=0)
-    llm_timeout: float = Field(default=120.0, gt=0)
-    batch: bool = False
-    retry_failed: bool = False  # ask again for LLM replies cached as malformed (and rejected drafts)
-    max_consecutive_failures: int = Field(default=DEFAULT_MAX_CONSECUTIVE_FAILURES, ge=0)  # 0: never stop
-    threshold: int = Field(default=DEFAULT_THRESHOLD, ge=0, le=100)
-    allow_unreviewed: bool = False  # write a release whose rows only the heuristic pre-filter checked
-    release_partial: bool = False  # write a release while records wait on a transient LLM failure
-    release: str | None = None
-    test_size: int | None = Field(default=None, ge=1)  # a fixed-size, stratified, sticky test split
-    calibration: Path | None = None  # `python -m judge.calibrate --output` figures, stated in the release card
-    push: str | None = None  # a Hub repo id (owner/name) or a local folder: see exports.hub.parse_target
-    private: bool = False
-    dry_run: bool = False
-    status_only: bool = False
-    list_rejections: bool = False
 
     @field_validator("input")
     @classmethod
