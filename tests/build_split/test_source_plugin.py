@@ -82,3 +82,19 @@ def test_without_the_package_the_source_is_unknown() -> None:
     assert "recipes" not in source_names()  # this process never put the package on its path
     proc = run_cli("--source", "recipes", "--sample", plugin=False)
     assert proc.returncode == 2 and "invalid choice: 'recipes'" in proc.stderr
+
+
+def test_a_broken_source_package_is_reported_and_the_others_work(tmp_path: Path) -> None:
+    info = tmp_path / "broken_source-0.1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: broken-source\nVersion: 0.1.0\n", encoding="utf-8")
+    (info / "entry_points.txt").write_text(
+        "[sob_curation_toolkit.sources]\nbroken = no_such_module:SOURCE\nBad-Name = json:loads\n", encoding="utf-8"
+    )
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), str(REPO)])}
+    proc = subprocess.run(
+        [sys.executable, "-m", "build_split", "--help"], cwd=REPO, env=env, capture_output=True, text=True, timeout=120
+    )
+    assert proc.returncode == 0 and "{hotpotqa,olmocr,ami,documents}" in proc.stdout
+    assert "source 'broken' (no_such_module:SOURCE) cannot be loaded" in proc.stderr
+    assert "entry point 'Bad-Name' = json:loads is not a core.sources.Source" in proc.stderr
