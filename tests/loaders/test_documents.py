@@ -15,6 +15,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from build_split.cli import main
+from core.models import SourceItem
 from core.sources import get_source
 from core.store import Store
 from loaders.documents import load_documents
@@ -150,3 +151,16 @@ def test_the_sample_release_works_offline_from_the_repository(tmp_path: Path) ->
     with Store.open(ws) as store:  # the sample's deliberately wrong line is rejected with its reason
         assert store.state_counts("documents") == {"accepted": 5, "rejected": 1}
         assert "undeclared_key" in {code for _, code, _ in store.reason_counts("documents")}
+
+
+def test_a_curators_correction_of_a_documents_transcript_becomes_the_context() -> None:
+    """Label Studio's transcript editor works for documents as for olmOCR-bench pages (no bench tests to run)."""
+    from authoring.page_tasks import apply_transcript, correction_outcomes
+
+    item = SourceItem(source="documents", source_id="bill.pdf", context="INVOICE BW-2291\nTota1 due 240.00")
+    edited = [{"from_name": "transcript", "to_name": "context", "type": "textarea",
+               "value": {"text": ["INVOICE BW-2291\nTotal due 240.00"]}}]  # fmt: skip
+    new_item, _, summary = apply_transcript(item, edited, {}, [])
+    assert new_item.context == "INVOICE BW-2291\nTotal due 240.00"
+    assert summary is not None and summary["chars_changed"] == 1 and "+Total due 240.00" in summary["diff"]
+    assert correction_outcomes(summary) == ["ocr_transcript_corrected"]
