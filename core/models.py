@@ -8,14 +8,26 @@ from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic_core import PydanticCustomError
 
 from core.evidence import Evidence
 from core.review import ReviewInfo
 
-# A registered source's name (core/sources.py: the built-ins and those other packages add). The registry checks
-# the name where a run starts; a record only needs a name a source could have.
-SourceName = Annotated[str, Field(pattern=r"^[a-z][a-z0-9_]{0,63}$")]
+
+def _registered_source(name: str) -> str:
+    """A source the registry knows (core/sources.py: the built-ins and those other packages add)."""
+    from core.sources import source_names  # the registry imports this module: asked at validation time
+
+    known = source_names()
+    if name not in known:
+        raise PydanticCustomError(
+            "literal_error", "Input should be a registered source: {expected}", {"expected": ", ".join(known)}
+        )
+    return name
+
+
+SourceName = Annotated[str, AfterValidator(_registered_source)]
 
 
 class RecordState(StrEnum):
