@@ -7,12 +7,7 @@ from __future__ import annotations
 
 from importlib import resources
 
-# One authoring config per source: same controls, different house rules and context styling.
-AUTHORING_CONFIGS: dict[str, str] = {
-    "hotpotqa": "authoring_hotpotqa.xml",
-    "olmocr": "authoring_olmocr.xml",
-    "ami": "authoring_ami.xml",
-}
+from core.sources import get_source
 
 # The control names are a contract: curators' scripts and the exports rely on them.
 TEXT_CONTROLS: tuple[str, ...] = ("question", "json_schema", "ground_truth", "evidence", "notes", "flag_resolutions")
@@ -31,9 +26,6 @@ def audit_config() -> str:
 
 
 def label_config(source: str) -> str:
-    """The authoring labeling config (XML text) for a source."""
-    try:
-        name = AUTHORING_CONFIGS[source]
-    except KeyError:
-        raise ValueError(f"no authoring config for source {source!r}; known: {', '.join(AUTHORING_CONFIGS)}") from None
-    return resources.files(__name__).joinpath(name).read_text(encoding="utf-8")
+    """The authoring labeling config (XML text) for a source: one per source (its module names the file), with
+    the same controls and different house rules and context styling."""
+    return get_source(source).label_config()

@@ -30,73 +30,15 @@ from core.llm.types import LLMRequest, LLMResult
 from core.models import Provenance, Record, SourceItem, utcnow
 from core.progress import tracked
 from core.redaction import redact
+from core.sources import get_source
 from core.store import Store
 from core.verdicts import ValidationFailure, ValidationReport
 
 STAGE = "draft"
 MIN_PROPERTIES = 3
-DRAFT_CODE_VERSION = "4"  # bump when the checks or the image tasks below change
+DRAFT_CODE_VERSION = "4"  # bump when the checks here or a source's draft variables change
 
 Validator = Callable[[Record], tuple[ValidationReport, dict[str, Any] | None]]
-
-# What to ask about a page, by olmOCR-bench category (matched on the category or the PDF's folder).
-IMAGE_TASKS: list[tuple[str, str, str]] = [
-    (
-        "math",
-        "formula extraction",
-        "ask for the page's formulas or equations: each formula transcribed in LaTeX as it appears, with its "
-        "label or number and the variables it defines",
-    ),
-    (
-        "table",
-        "table lookup",
-        "ask for values found by row and column in the page's table(s): the row and column headers used and "
-        "the cell values, with units as printed",
-    ),
-    (
-        "multi_column",
-        "reading order",
-        "ask about content that must be read in the right column order: e.g. the section headings in reading "
-        "order, or a passage that continues from one column into the next",
-    ),
-    (
-        "headers_footers",
-        "content comprehension",
-        "ask about the body text only: the transcript leaves out running headers, footers and page numbers, as "
-        "olmOCR does, so ask about facts of the body that a header or footer could be mistaken for (titles, "
-        "dates, names, numbers)",
-    ),
-    (
-        "old_scans",
-        "content comprehension",
-        "ask about what the old document says: who wrote to whom, when, about what, and the key facts stated",
-    ),
-    (
-        "long_tiny_text",
-        "content comprehension",
-        "ask for specific facts spread through the dense small print: names, numbers and dates with where they appear",
-    ),
-]
-GENERIC_IMAGE_TASK = (
-    "document",
-    "content comprehension",
-    "ask about the page's main facts, entities and their relations",
-)
-
-
-def _category(item: SourceItem) -> str:
-    """The olmOCR-bench category of a page: its test file stem (the loader's `bench_category`), else its folder."""
-    meta = item.metadata
-    return str(meta.get("bench_category") or meta.get("category") or item.source_id.split("/")[0])
-
-
-def image_task(item: SourceItem) -> tuple[str, str, str]:
-    category = str(_category(item) or "").lower()
-    name = f"{category} {item.source_id}".lower()
-    for key, title, task in IMAGE_TASKS:
-        if key in category or key in name:
-            return key, title, task
-    return GENERIC_IMAGE_TASK
 
 
 # -- what the model returns ----------------------------------------------------------------------
@@ -189,42 +131,23 @@ class Draft(BaseModel):
 
 
 # -- prompts -------------------------------------------------------------------------------------
-TEMPLATE_FOR = {"hotpotqa": "draft_text", "olmocr": "draft_image", "ami": "draft_audio"}
-
-
 def _template(name: str) -> PromptTemplate:
     return load_template("authoring", name)
 
 
+def _source_template(source: str) -> PromptTemplate:
+    """The source's own draft template (its module names it)."""
+    return load_template(*get_source(source).draft_template)
+
+
 def draft_prompt_version(source: str) -> str:
-    parts = [_template("draft_system"), _template(TEMPLATE_FOR[source]), _template("draft_retry")]
+    parts = [_template("draft_system"), _source_template(source), _template("draft_retry")]
     return f"draft/{source}/" + ".".join(f"{t.name}-{t.version}" for t in parts) + f"/code-{DRAFT_CODE_VERSION}"
 
 
-def _quote(text: object) -> str:
-    """Any input (context, seed question and answer, type, category, meeting id) as a JSON string, `<`
-    escaped: no newline, `SYSTEM:` line or `</context>` inside it can land among the instructions."""
-    return json.dumps(str(text), ensure_ascii=False).replace("<", "\\u003c")
-
-
 def draft_user_prompt(item: SourceItem) -> str:
-    template = _template(TEMPLATE_FOR[item.source])
-    meta = item.metadata
-    if item.source == "hotpotqa":
-        return template.render(
-            qa_type=_quote(meta.get("type", "unknown")),
-            level=_quote(meta.get("level", item.question_difficulty or "unknown")),
-            question=_quote(item.question) if item.question else "(none: write one)",
-            answer=_quote(item.answer) if item.answer else "(none)",
-            context=_quote(item.context),
-        )
-    if item.source == "olmocr":
-        _, title, task = image_task(item)  # the toolkit's own text
-        category = _quote(meta.get("source_category") or _category(item))
-        return template.render(category=category, task=f"{title}: {task}", context=_quote(item.context))
-    speakers = meta.get("num_speakers") or len(meta.get("speakers", [])) or "several"
-    meeting = _quote(meta.get("meeting_id", item.source_id))
-    return template.render(meeting=meeting, speakers=_quote(speakers), context=_quote(item.context))
+    """The source's template filled with the item's values (the source quotes each input as a JSON string)."""
+    return _source_template(item.source).render(**get_source(item.source).draft_variables(item))
 
 
 def draft_request(
@@ -271,7 +194,7 @@ def structure_failures(schema: dict[str, Any]) -> list[ValidationFailure]:
 def _check(
     item: SourceItem, reply: DraftReply, validator: Validator, model: str
 ) -> tuple[Record, ValidationReport, dict[str, Any] | None]:
-    question = item.question if item.source == "hotpotqa" and item.question else reply.question
+    question = item.question if get_source(item.source).keeps_seed_question and item.question else reply.question
     evidence, unreadable = reply.evidence_map()
     record = Record.build(
         item,

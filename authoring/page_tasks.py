@@ -1,4 +1,5 @@
-"""olmOCR-bench tasks in Label Studio: the page image beside an editable OCR transcript.
+"""Page tasks in Label Studio (sources whose items are OCR'd pages, `Source.page_tasks`): the page image beside
+an editable OCR transcript.
 
 Push: each task gets its page images (`$pages`, URLs Label Studio serves as local files:
 `/data/local-files/?d=<path under its LOCAL_FILES_DOCUMENT_ROOT>`) and the OCR markdown as the
@@ -28,6 +29,7 @@ from rapidfuzz.distance import Levenshtein
 
 from core.evidence import Evidence
 from core.models import Reason, SourceItem
+from core.sources import get_source
 from loaders.bench_tests import BENCH_TESTS_KEY, bench_tests_from_records, score_pages
 from loaders.page_images import IMAGES_DIR, MEDIA_DIR
 
@@ -35,7 +37,6 @@ if TYPE_CHECKING:
     from authoring.labelstudio.client import LabelStudioSession
     from core.store import Store
 
-SOURCE = "olmocr"
 TRANSCRIPT_CONTROL = "transcript"
 LOCAL_FILES_URL = "/data/local-files/?d="
 FILES_ROOT_ENV = "LABEL_STUDIO_LOCAL_FILES_DOCUMENT_ROOT"
@@ -109,8 +110,8 @@ def add_page_data(
     items: Sequence[SourceItem],
     payload: Sequence[dict[str, Any]],
 ) -> None:
-    """Give olmOCR-bench tasks their page images and the OCR transcript editor (other sources: nothing)."""
-    if source != SOURCE or not items:
+    """Give page tasks their page images and the OCR transcript editor (sources without page tasks: nothing)."""
+    if not get_source(source).page_tasks or not items:
         return
     workspace = Path(store.path).parent
     root = files_root(session, workspace)
@@ -219,7 +220,7 @@ def apply_transcript(
     correction summary; the item unchanged (and None) when the transcript was not edited. An emptied
     transcript is a problem (the record goes back to the curator): a record needs a context."""
     corrected = transcript_text(result)
-    if item.source != SOURCE or corrected is None or corrected == item.context.strip():
+    if not get_source(item.source).page_tasks or corrected is None or corrected == item.context.strip():
         return item, dict(evidence), None
     if not any(ch.isalnum() for ch in corrected):
         message = "the OCR transcript was emptied; restore it (or reject the page) and submit again"

@@ -1,4 +1,4 @@
-"""`python -m build_split --source {hotpotqa,olmocr,ami}`: a thin CLI over the pipeline."""
+"""`python -m build_split --source NAME`: a thin CLI over the pipeline (the sources come from the registry)."""
 
 from __future__ import annotations
 
@@ -22,6 +22,7 @@ from core.llm.types import LLMError
 from core.parallel import WorkerFailed
 from core.progress import set_output
 from core.redaction import redact, register_secret
+from core.sources import ENTRY_POINT_GROUP, source_names, sources
 from core.store import STORE_FILENAME, Store, WorkspaceBusyError, WorkspaceError
 from exports.hub import TARGET_HELP, HubUnavailableError, PublishError
 from exports.release import ReleaseError
@@ -34,6 +35,8 @@ EXAMPLES = """examples:
   python -m build_split --source hotpotqa --authored curators.jsonl --release 0.2.0 --allow-unreviewed
   python -m build_split --source ami --sample --release 0.1.0 --allow-unreviewed
   python -m build_split --source olmocr --input bench_data --category tables --ocr-server cpu
+  python -m build_split --source documents --sample --release 0.1.0 --allow-unreviewed
+  python -m build_split --source documents --input my_documents --config invoices --ocr-server cpu
   python -m build_split --source hotpotqa --status
   python -m build_split --source hotpotqa --sample --start-label-studio --serve
   python -m build_split --source hotpotqa --authored curators.jsonl --overwrite
@@ -53,7 +56,13 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--source", required=True, choices=["hotpotqa", "olmocr", "ami"], help="which source to build")
+    parser.add_argument(
+        "--source",
+        required=True,
+        choices=source_names(),
+        help="which source to build (the built-in ones, and any a package registers under the entry-point group "
+        f"{ENTRY_POINT_GROUP})",
+    )
     parser.add_argument(
         "--workspace", type=Path, default=Path("workspace"), help="workspace folder (default ./workspace)"
     )
@@ -69,47 +78,8 @@ def build_parser() -> argparse.ArgumentParser:
     inputs.add_argument(
         "--seed", type=int, default=0, help="seed of the --limit draw and of the --audit samples (default 0)"
     )
-    inputs.add_argument(
-        "--context",
-        choices=["all", "supporting"],
-        default="all",
-        help="HotpotQA: all ten paragraphs (default) or only those in supporting_facts",
-    )
-    inputs.add_argument("--max-context-tokens", type=int, help="AMI: cut meetings into windows of about N tokens")
-    ocr = parser.add_argument_group("olmOCR-bench PDFs (--source olmocr)")
-    ocr.add_argument(
-        "--category",
-        action="append",
-        dest="categories",
-        metavar="NAME",
-        help="only this category (e.g. tables, multi_column, Headers/Footers); repeatable",
-    )
-    ocr.add_argument(
-        "--ocr-server",
-        metavar="cpu|URL",
-        help="'cpu' starts a Tesseract endpoint for the run; a URL uses any OpenAI-compatible olmOCR server; "
-        "unset on a GPU machine, olmocr starts vLLM itself",
-    )
-    ocr.add_argument(
-        "--category-quota",
-        metavar="NAME=N,...",
-        help="pages that pass the OCR gate to keep per category, e.g. headers_footers=67,multi_column=62; "
-        "drawn in seeded rounds until each is met or the category runs out (the run says which)",
-    )
-    ocr.add_argument(
-        "--mix",
-        choices=["sob"],
-        help="a named category quota: 'sob' is SOB's image mix (Headers/Footers 67, Multi-Column 62, Tables 33, "
-        "Old Scans 23, Long/Tiny Text 11, ArXiv Math 10, Old Scans Math 3); scaled to --limit N if given",
-    )
-    ocr.add_argument("--ocr-markdown", type=Path, metavar="DIR", help="precomputed markdown instead of OCR")
-    ocr.add_argument("--ocr-model", help="model name the OCR server serves (default: olmocr's)")
-    ocr.add_argument(
-        "--min-ocr-pass-rate",
-        type=float,
-        default=0.5,
-        help="keep PDFs whose OCR passes at least this share of their olmOCR-bench tests (default 0.5)",
-    )
+    for source in sources():  # each source adds its own options (olmOCR-bench's categories, OCR server, ...)
+        source.add_arguments(parser)
     ls = parser.add_argument_group("Label Studio (curators author and correct records there)")
     ls.add_argument("--label-studio-url", help="a running Label Studio (else LABEL_STUDIO_URL)")
     ls.add_argument("--label-studio-api-key", help="its API token (else LABEL_STUDIO_API_KEY)")
@@ -279,6 +249,12 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def given_source_options(args: argparse.Namespace) -> dict[str, object]:
+    """The source options given on the command line (every source's; RunOptions refuses another source's)."""
+    names = {name for source in sources() for name in source.options_model.model_fields}
+    return {name: value for name in sorted(names) if (value := getattr(args, name, None)) not in (None, False)}
+
+
 def default_judge() -> str:
     """Gemini judges when a key is configured; otherwise the free offline judge."""
     from core.llm.gemini_backend import gemini_credentials_available
@@ -307,21 +283,13 @@ def main(argv: list[str] | None = None) -> int:
     try:
         options = RunOptions(
             source=args.source,
+            source_options=given_source_options(args),
             workspace=args.workspace,
             sample=args.sample,
             input=args.input,
             from_hub=args.from_hub,
             limit=args.limit,
             seed=args.seed,
-            context=args.context,
-            max_context_tokens=args.max_context_tokens,
-            categories=args.categories,
-            category_quota=args.category_quota,
-            mix=args.mix,
-            ocr_server=args.ocr_server,
-            ocr_markdown=args.ocr_markdown,
-            ocr_model=args.ocr_model,
-            min_ocr_pass_rate=args.min_ocr_pass_rate,
             label_studio_url=args.label_studio_url,
             label_studio_api_key=args.label_studio_api_key,
             start_label_studio=args.start_label_studio,
@@ -367,7 +335,8 @@ def main(argv: list[str] | None = None) -> int:
         for error in exc.errors():
             flag = "-".join(str(p) for p in error["loc"]).replace("_", "-")
             message = str(error["msg"]).removeprefix("Value error, ")
-            print(f"error: --{flag}: {visible(redact(message))}", file=sys.stderr)
+            where = "" if error["loc"] == ("source_options",) else f"--{flag}: "  # the message names the option
+            print(f"error: {where}{visible(redact(message))}", file=sys.stderr)
         return 2
     try:
         with terminate_on_signals():  # SIGTERM/SIGHUP unwind like Ctrl-C: a started Label Studio is stopped

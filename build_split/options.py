@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator, model_validator
 
 from core.llm.failures import DEFAULT_MAX_CONSECUTIVE_FAILURES
+from core.sources import get_source, source_names, sources
 from exports.versions import parse_version
 from judge.rubric import DEFAULT_THRESHOLD
 
@@ -15,22 +16,16 @@ from judge.rubric import DEFAULT_THRESHOLD
 class RunOptions(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    source: Literal["hotpotqa", "olmocr", "ami"]
+    source: str  # a registered source (core/sources.py)
+    # The source's own options (an instance of its `options_model`); given as a dict, or as keyword arguments
+    # named after its fields (`RunOptions(source="olmocr", mix="sob")`).
+    source_options: Any = None
     workspace: Path = Path("workspace")
     sample: bool = False
     input: Path | None = None
     from_hub: bool = False
     limit: int | None = Field(default=None, ge=1)
     seed: int = 0
-    context: Literal["all", "supporting"] = "all"
-    max_context_tokens: int | None = Field(default=None, ge=100)
-    categories: list[str] | None = None
-    category_quota: dict[str, int] | None = None  # olmOCR-bench: passing pages per category
-    mix: Literal["sob"] | None = None  # a named category quota
-    ocr_server: str | None = None  # "cpu", a URL, or None (olmocr starts vLLM on a GPU)
-    ocr_markdown: Path | None = None
-    ocr_model: str | None = None
-    min_ocr_pass_rate: float = Field(default=0.5, ge=0.0, le=1.0)
     label_studio_url: str | None = None
     label_studio_api_key: str | None = Field(default=None, repr=False)  # a secret: never printed
     start_label_studio: bool = False
@@ -69,6 +64,56 @@ class RunOptions(BaseModel):
     status_only: bool = False
     list_rejections: bool = False
 
+    @model_validator(mode="before")
+    @classmethod
+    def _gather_source_options(cls, data: Any) -> Any:
+        """Keyword arguments that are no field of the run are the source's own options."""
+        if not isinstance(data, dict):
+            return data
+        data = dict(data)
+        given = dict(data.pop("source_options", None) or {})
+        for key in [k for k in data if k not in cls.model_fields]:
+            given[key] = data.pop(key)
+        data["source_options"] = given
+        return data
+
+    @field_validator("source")
+    @classmethod
+    def _registered(cls, value: str) -> str:
+        get_source(value)  # a clear ValueError that lists the registered sources
+        return value
+
+    @field_validator("source_options")
+    @classmethod
+    def _source_options(cls, value: Any, info: ValidationInfo) -> Any:
+        name = info.data.get("source")
+        if name is None:
+            return value  # the source itself was refused
+        source = get_source(name)
+        if isinstance(value, source.options_model):
+            return value
+        given = dict(value or {})
+        owned = source.options_model.model_fields
+        for key in given:
+            if key not in owned:
+                owners = [s.name for s in sources() if key in s.options_model.model_fields]
+                flag = "--" + key.replace("_", "-")
+                if not owners:
+                    raise ValueError(f"{flag}: no source has this option")
+                raise ValueError(f"{flag}: only applies with --source {' or '.join(owners)}")
+        try:
+            options = source.options_model.model_validate(given)
+        except ValidationError as exc:
+            raise ValueError(
+                "; ".join(
+                    ("--" + "-".join(str(p) for p in e["loc"]).replace("_", "-") + ": " if e["loc"] else "")
+                    + str(e["msg"]).removeprefix("Value error, ")
+                    for e in exc.errors()
+                )
+            ) from None
+        source.configure(options)
+        return options
+
     @field_validator("input")
     @classmethod
     def _one_input(cls, value: Path | None, info: ValidationInfo) -> Path | None:
@@ -86,34 +131,6 @@ class RunOptions(BaseModel):
             raise ValueError("--from-hub cannot be combined with --sample or --input: pass one source of items")
         return value
 
-    @field_validator("category_quota", mode="before")
-    @classmethod
-    def _quota(cls, value: object, info: ValidationInfo) -> object:
-        if value is not None and info.data.get("source") != "olmocr":
-            raise ValueError("only applies with --source olmocr")
-        if isinstance(value, str):
-            from loaders.olmocr_draw import parse_quota
-
-            return parse_quota(value)
-        return value
-
-    @field_validator("mix")
-    @classmethod
-    def _one_quota(cls, value: str | None, info: ValidationInfo) -> str | None:
-        if value is not None and info.data.get("source") != "olmocr":
-            raise ValueError("only applies with --source olmocr")
-        if value is not None and info.data.get("category_quota"):
-            raise ValueError("give --mix or --category-quota, not both")
-        return value
-
-    def olmocr_quota(self) -> dict[str, int] | None:
-        """The category quota of an olmOCR-bench run: --category-quota, or the --mix preset."""
-        if self.mix is not None:
-            from loaders.olmocr_draw import mix_quota
-
-            return mix_quota(self.mix)
-        return self.category_quota
-
     @field_validator("release")
     @classmethod
     def _semver(cls, value: str | None) -> str | None:
@@ -126,8 +143,13 @@ class RunOptions(BaseModel):
     def _test_split(cls, value: int | None, info: ValidationInfo) -> int | None:
         if value is not None and not info.data.get("release"):
             raise ValueError("needs --release VERSION: the test size applies when a release is written")
-        if value is not None and info.data.get("source") != "hotpotqa":
-            raise ValueError("only the text config (--source hotpotqa) has a test split")
+        source = info.data.get("source")
+        if value is not None and source is not None and not get_source(source).has_split("test"):
+            with_test = [name for name in source_names() if get_source(name).has_split("test")]
+            raise ValueError(
+                f"only the text config has a test split: {source}'s release has none "
+                f"(--source {' or '.join(with_test)} has one)"
+            )
         return value
 
     @field_validator("with_page_images")

@@ -4,12 +4,13 @@ whose Markdown text is rendered from data_cards/*.md.j2."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping
 from importlib import resources
 from typing import Any
 
 import jinja2
 
+from core.sources import SourceCard, get_source, source_names
 from exports import page_images as page_images_mod
 from exports.changelog import CARD_ID_LIMIT, CHANGE_KINDS
 from exports.columns import arrow_schema
@@ -18,93 +19,22 @@ from exports.plots import PLOT_FILES
 from validation.characters import visible
 
 
-@dataclass(frozen=True)
-class SourceCard:
-    """What the card says about a source: licence, naming and attribution."""
+class _SourceCards(Mapping[str, SourceCard]):
+    """Source name -> what its card says (licence, naming, attribution), as each source declares it."""
 
-    name: str
-    pretty_name: str
-    license: str  # Hugging Face licence id, for the front matter
-    license_name: str
-    license_url: str
-    homepage: str
-    task_categories: tuple[str, ...]
-    tags: tuple[str, ...]
-    description: str  # what the source material is
-    attribution: str
-    citation: str
+    def __getitem__(self, source: str) -> SourceCard:
+        if source not in source_names():
+            raise KeyError(source)
+        return get_source(source).card
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(source_names())
+
+    def __len__(self) -> int:
+        return len(source_names())
 
 
-SOURCE_CARDS: dict[str, SourceCard] = {
-    "hotpotqa": SourceCard(
-        name="HotpotQA",
-        pretty_name="SOB structured outputs: HotpotQA (text)",
-        license="cc-by-sa-4.0",
-        license_name="Creative Commons Attribution-ShareAlike 4.0 International (CC BY-SA 4.0)",
-        license_url="https://creativecommons.org/licenses/by-sa/4.0/",
-        homepage="https://hotpotqa.github.io/",
-        task_categories=("question-answering", "text-generation"),
-        tags=("structured-output", "json-schema", "json", "multi-hop", "wikipedia"),
-        description="multi-hop questions over English Wikipedia paragraphs; each context holds the "
-        "question's supporting and distractor paragraphs",
-        attribution="Contexts, seed questions and the `answer`, `type` and `level` columns come from "
-        "HotpotQA (Yang et al., 2018), built from English Wikipedia; both are licensed under CC BY-SA 4.0. "
-        "This derived dataset is shared under the same licence (ShareAlike): keep the attribution and "
-        "licence when you redistribute or adapt it.",
-        citation="""@inproceedings{yang2018hotpotqa,
-  title     = {{HotpotQA}: A Dataset for Diverse, Explainable Multi-hop Question Answering},
-  author    = {Yang, Zhilin and Qi, Peng and Zhang, Saizheng and Bengio, Yoshua and Cohen, William W.
-               and Salakhutdinov, Ruslan and Manning, Christopher D.},
-  booktitle = {Proceedings of EMNLP},
-  year      = {2018}
-}""",
-    ),
-    "olmocr": SourceCard(
-        name="olmOCR-bench",
-        pretty_name="SOB structured outputs: olmOCR-bench documents (image)",
-        license="odc-by",
-        license_name="Open Data Commons Attribution License (ODC-By) v1.0",
-        license_url="https://opendatacommons.org/licenses/by/1-0/",
-        homepage="https://huggingface.co/datasets/allenai/olmOCR-bench",
-        task_categories=("image-text-to-text", "text-generation"),
-        tags=("structured-output", "json-schema", "json", "documents", "ocr", "pdf", "olmocr-bench"),
-        description="single PDF pages of olmOCR-bench (`allenai/olmOCR-bench`, Allen Institute for AI: 1,403 PDFs "
-        "with 7,010 unit tests in seven categories); the context is the page's olmOCR transcript as corrected by a "
-        "curator against the page image, and `source_pdf` / `source_category` name the page and its category",
-        attribution="Document pages and their unit tests come from olmOCR-bench (`allenai/olmOCR-bench`) by the "
-        "Allen Institute for AI (Poznanski et al., 2025), released under ODC-By 1.0; transcripts were made with the "
-        "olmocr toolkit (Apache-2.0). This derived dataset is released under ODC-By 1.0 as well; attribute both "
-        "when you use it. The underlying PDFs may be subject to their own terms; see the olmOCR-bench card.",
-        citation="""@article{poznanski2025olmocr,
-  title   = {{olmOCR}: Unlocking Trillions of Tokens in {PDFs} with Vision Language Models},
-  author  = {Poznanski, Jake and others},
-  journal = {arXiv preprint arXiv:2502.18443},
-  year    = {2025},
-  note    = {olmOCR-bench: https://huggingface.co/datasets/allenai/olmOCR-bench}
-}""",
-    ),
-    "ami": SourceCard(
-        name="AMI Meeting Corpus",
-        pretty_name="SOB structured outputs: AMI meetings (audio)",
-        license="cc-by-4.0",
-        license_name="Creative Commons Attribution 4.0 International (CC BY 4.0)",
-        license_url="https://creativecommons.org/licenses/by/4.0/",
-        homepage="https://groups.inf.ed.ac.uk/ami/corpus/",
-        task_categories=("text-generation", "question-answering"),
-        tags=("structured-output", "json-schema", "json", "meetings", "audio", "transcripts"),
-        description="recorded meetings from the AMI Meeting Corpus; the context is a meeting transcript and "
-        "`meeting_id` / `num_speakers` identify the meeting",
-        attribution="Meeting recordings and transcripts come from the AMI Meeting Corpus (Carletta et al., "
-        "2005), licensed under CC BY 4.0. This derived dataset is released under CC BY 4.0; credit the AMI "
-        "Meeting Corpus when you use it.",
-        citation="""@inproceedings{carletta2005ami,
-  title     = {The {AMI} Meeting Corpus: A Pre-announcement},
-  author    = {Carletta, Jean and others},
-  booktitle = {Machine Learning for Multimodal Interaction (MLMI)},
-  year      = {2005}
-}""",
-    ),
-}
+SOURCE_CARDS: Mapping[str, SourceCard] = _SourceCards()
 
 COLUMN_DOCS: dict[str, str] = {
     "record_id": "SHA-256 of source, source id and question; stable across edits",
@@ -116,13 +46,6 @@ COLUMN_DOCS: dict[str, str] = {
     "question_difficulty": "difficulty of the question, from the source where it has one",
     "schema_complexity": "easy / medium / hard, from the schema's size and depth",
     "source_id": "id of the item in the source dataset",
-    "answer": "HotpotQA's original short answer",
-    "type": "HotpotQA question type (bridge / comparison)",
-    "level": "HotpotQA difficulty level",
-    "meeting_id": "AMI meeting id",
-    "num_speakers": "speakers in the meeting",
-    "source_pdf": "the PDF the page comes from",
-    "source_category": "olmOCR document category",
     "annotator": "curator who wrote or approved the ground truth",
     "draft_model": "model that drafted the answer the curator edited, if any",
     "judge": "judge that scored the record",
@@ -315,12 +238,16 @@ def render_card(
     info = SOURCE_CARDS[source]
     counts = {split: stats["splits"][split]["records"] for split in splits}
     meta = front_matter(source, config, splits, counts, data_files, page_images)
-    columns = [(f.name, str(f.type), COLUMN_DOCS.get(f.name, "")) for f in arrow_schema(source)]
+    source_spec = get_source(source)
+    docs = COLUMN_DOCS | {column.name: column.doc for column in source_spec.columns}
+    columns = [(f.name, str(f.type), docs.get(f.name, "")) for f in arrow_schema(source)]
     if page_images:
         columns.append((page_images_mod.COLUMN, "list of Image", page_images_mod.DOC))
-    template = _environment().get_template(f"{config}.md.j2")
+    template = _environment().get_template(source_spec.card_template)
     text = template.render(
         info=info,
+        card_section=source_spec.card_section,
+        card_attribution_extra=source_spec.card_attribution_extra,
         source=source,
         config=config,
         version=version,

@@ -1,17 +1,21 @@
 """The published row of a record: columns, their order and their Arrow types.
 
 The column order follows the public SOB release: the record, then the source's own fields,
-then provenance. The per-source fields are declared once, in `SOURCE_COLUMNS`.
+then provenance. The per-source fields are declared by each source (core/sources.py: `Source.columns`);
+`SOURCE_COLUMNS` reads them from the registry.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator, Mapping
+from functools import cache
 from typing import Any
 
 import pyarrow as pa
 
 from core.models import Record
+from core.sources import Source, get_source, source_names
 
 # Columns every config has, before the source's own fields. The three JSON columns are JSON strings.
 CORE_COLUMNS: tuple[tuple[str, pa.DataType], ...] = (
@@ -26,12 +30,28 @@ CORE_COLUMNS: tuple[tuple[str, pa.DataType], ...] = (
     ("source_id", pa.string()),
 )
 
-# The source's own fields, taken from `record.metadata.extra`. The one place to add a field.
-SOURCE_COLUMNS: dict[str, tuple[tuple[str, pa.DataType], ...]] = {
-    "hotpotqa": (("answer", pa.string()), ("type", pa.string()), ("level", pa.string())),
-    "ami": (("meeting_id", pa.string()), ("num_speakers", pa.int64())),
-    "olmocr": (("source_pdf", pa.string()), ("source_category", pa.string())),
-}
+
+@cache
+def _arrow_columns(source: Source) -> tuple[tuple[str, pa.DataType], ...]:
+    return tuple((c.name, pa.type_for_alias(c.dtype)) for c in source.columns)
+
+
+class _SourceColumns(Mapping[str, tuple[tuple[str, pa.DataType], ...]]):
+    """Source name -> its own fields (taken from `record.metadata.extra`), as each source declares them."""
+
+    def __getitem__(self, source: str) -> tuple[tuple[str, pa.DataType], ...]:
+        if source not in source_names():
+            raise KeyError(source)
+        return _arrow_columns(get_source(source))
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(source_names())
+
+    def __len__(self) -> int:
+        return len(source_names())
+
+
+SOURCE_COLUMNS: Mapping[str, tuple[tuple[str, pa.DataType], ...]] = _SourceColumns()
 
 # Provenance, after the source's fields. `judge_scores` is a JSON string.
 PROVENANCE_COLUMNS: tuple[tuple[str, pa.DataType], ...] = (

@@ -34,8 +34,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from core.derived import merged
-from core.models import RELEASE_CONFIG, RecordState
+from core.models import RecordState
 from core.progress import tracked
+from core.sources import release_config_of
 from core.store import Store
 from exports import card as card_mod
 from exports import page_images as page_images_mod
@@ -121,10 +122,8 @@ def release_dir(workspace: Path | str, config: str, version: str) -> Path:
 
 
 def config_for(source: str) -> str:
-    try:
-        return RELEASE_CONFIG[source]
-    except KeyError:
-        raise ValueError(f"unknown source {source!r}; known: {sorted(RELEASE_CONFIG)}") from None
+    """The release config of a source's records (the source decides; an unknown name is a ValueError)."""
+    return release_config_of(source)
 
 
 def write_release(

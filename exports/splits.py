@@ -9,15 +9,30 @@ the ratios are changed one day.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
-# Per release config: (split, share in percent), in the order the splits are published.
-SPLIT_RATIOS: dict[str, tuple[tuple[str, int], ...]] = {
-    "default": (("train", 80), ("validation", 10), ("test", 10)),
-    "image": (("train", 100),),
-    "audio": (("train", 100),),
-}
+from core.sources import source_for_config, sources
+
+
+class _SplitRatios(Mapping[str, tuple[tuple[str, int], ...]]):
+    """Per release config: (split, share in percent), in the order the splits are published; each source
+    declares its config's splits (core/sources.py)."""
+
+    def __getitem__(self, config: str) -> tuple[tuple[str, int], ...]:
+        source = source_for_config(config)
+        if source is None:
+            raise KeyError(config)
+        return source.splits
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(dict.fromkeys(source.release_config for source in sources()))
+
+    def __len__(self) -> int:
+        return len(list(iter(self)))
+
+
+SPLIT_RATIOS: Mapping[str, tuple[tuple[str, int], ...]] = _SplitRatios()
 
 
 def split_names(config: str) -> tuple[str, ...]:

@@ -18,6 +18,7 @@ from typing import Any
 
 from core.models import Record, SourceItem
 from core.redaction import redact
+from core.sources import source_names
 from core.store import WorkspaceError
 from core.verdicts import JudgeVerdict, ValidationReport
 from judge.calibration import (
@@ -80,9 +81,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=DEFAULT_THRESHOLD,
         help=f"reject below this on any dimension (default {DEFAULT_THRESHOLD})",
     )
-    parser.add_argument(
-        "--source", choices=["hotpotqa", "olmocr", "ami"], help="source of the lines that do not name one"
-    )
+    parser.add_argument("--source", choices=source_names(), help="source of the lines that do not name one")
     parser.add_argument(
         "--input",
         type=Path,

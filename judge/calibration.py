@@ -27,7 +27,8 @@ from core.authored_line import AuthoredLine
 from core.boundary import read_json_lines
 from core.evidence import parse_evidence_map
 from core.limits import check_nesting
-from core.models import SOURCES, Provenance, Reason, Record, SourceItem, SourceName, utcnow
+from core.models import Provenance, Reason, Record, SourceItem, SourceName, utcnow
+from core.sources import source_order
 from core.verdicts import JudgeVerdict, ValidationReport
 from judge.base import Judge
 from judge.gate import decide
@@ -316,7 +317,7 @@ def report(results: list[CaseResult], meta: dict[str, Any]) -> dict[str, Any]:
         "right": overall["right"]["cases"],
         "wrong": overall["wrong"]["cases"],
         "overall": overall,
-        "by_source": {s: matrix(rs) for s, rs in sorted(by_source.items(), key=lambda kv: SOURCES.index(kv[0]))},
+        "by_source": {s: matrix(rs) for s, rs in sorted(by_source.items(), key=lambda kv: source_order(kv[0]))},
         "by_kind": {k: matrix(rs) for k, rs in sorted(by_kind.items())},
         "results": [r.as_json() for r in results],
     }

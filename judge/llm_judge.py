@@ -21,12 +21,12 @@ from core.llm.prompts import load_template
 from core.llm.types import LLMRequest, LLMResult
 from core.models import Record
 from core.redaction import redact
+from core.sources import get_source
 from core.verdicts import JudgeVerdict, ValidationReport
 from judge.rubric import RUBRIC_VERSION, dimensions_for
 
 STAGE = "judge"
 PREFETCH = 256  # records whose cached answers are read in one query
-SOURCE_KIND = {"hotpotqa": "text (HotpotQA)", "olmocr": "document page (olmOCR)", "ami": "meeting transcript (AMI)"}
 
 
 def _system_template() -> Any:
@@ -120,7 +120,7 @@ class LLMJudge:
         source = record.metadata.source
         dims = dimensions_for(source)
         system = _system_template().render(dimensions="\n".join(f"- {dim}: {text}" for dim, text in dims.items()))
-        user = _user_template().render(source_kind=SOURCE_KIND.get(source, source), record_json=quote_record(record))
+        user = _user_template().render(source_kind=get_source(source).judge_kind, record_json=quote_record(record))
         return LLMRequest(
             stage=STAGE,
             prompt_version=f"judge/{self.version}",

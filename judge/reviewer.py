@@ -20,11 +20,11 @@ from core.llm.prompts import PromptTemplate, load_template
 from core.llm.types import LLMRequest, LLMResult
 from core.models import Record
 from core.review import FlagCode, ReviewFlag, review_subject
+from core.sources import get_source
 
 STAGE = "review"
 PREFETCH = 256
 MAX_FLAGS = 20  # a reply with more is cut: the curator reads every flag
-SOURCE_KIND = {"hotpotqa": "text (HotpotQA)", "olmocr": "document page (olmOCR)", "ami": "meeting transcript (AMI)"}
 
 
 def _template(name: str) -> PromptTemplate:
@@ -103,7 +103,7 @@ class LLMReviewer:
     def request_for(self, record: Record) -> LLMRequest:
         source = record.metadata.source
         user = _template("review_user").render(
-            source_kind=SOURCE_KIND.get(source, source), record_json=quote_for_review(record)
+            source_kind=get_source(source).judge_kind, record_json=quote_for_review(record)
         )
         return LLMRequest(
             stage=STAGE,

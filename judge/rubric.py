@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from core.sources import get_source
+
 RUBRIC_VERSION = "2"  # bump when a dimension or its meaning changes: cached verdicts then go stale
 DEFAULT_THRESHOLD = 60
 
@@ -12,10 +14,8 @@ DIMENSIONS: dict[str, str] = {
     "question_quality": "the question is answerable from the context, has one correct answer, and is more than a "
     "lookup of a single field",
 }
-AUDIO_DIMENSIONS: dict[str, str] = {
-    "multi_turn": "answering needs more than one utterance of the meeting",
-}
 
 
 def dimensions_for(source: str) -> dict[str, str]:
-    return DIMENSIONS | AUDIO_DIMENSIONS if source == "ami" else dict(DIMENSIONS)
+    """The rubric's dimensions plus those the source adds (a meeting's: answering needs several turns)."""
+    return DIMENSIONS | get_source(source).judge_dimensions

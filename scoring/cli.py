@@ -13,6 +13,7 @@ from typing import Any
 from core.llm.types import LLMError
 from core.progress import set_output
 from core.redaction import redact
+from core.sources import source_names
 from core.store import WorkspaceBusyError
 from scoring.aggregate import DEFAULT_BOOTSTRAP_SAMPLES
 from scoring.curation import (
@@ -202,7 +203,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="STED consistency of each source item's repeated "
         "drafts; low consistency is flagged (needs --workspace and --source)",
     )
-    amb.add_argument("--source", choices=["hotpotqa", "olmocr", "ami"], help="the source of --ambiguity")
+    amb.add_argument("--source", choices=source_names(), help="the source of --ambiguity")
     amb.add_argument(
         "--draft-samples",
         type=Path,

@@ -21,6 +21,7 @@ from typing import Any
 
 import pyarrow.parquet as pq
 
+from core.sources import get_source, source_names
 from exports.layout import DATA_DIR
 from exports.release import ReleaseError, verify_release
 from exports.splits import split_names
@@ -53,10 +54,7 @@ class Release:
     source: str
     version: str
     records: dict[str, ReleaseRecord]
-
-    @property
-    def modality(self) -> Modality:
-        return MODALITY_OF_CONFIG[self.config]
+    modality: Modality = "text"
 
 
 def _json_column(value: Any, record_id: str, column: str) -> Any:
@@ -80,9 +78,11 @@ def load_release(path: Path | str, splits: Iterable[str] | None = None, *, verif
     except (OSError, ValueError):
         raise ScoringInputError(f"{folder} is not a release folder: manifest.json is missing or unreadable") from None
     config = manifest.get("config")
-    if config not in MODALITY_OF_CONFIG:
+    modality = MODALITY_OF_CONFIG.get(config) or _modality_of_source(manifest.get("source"))
+    if modality is None:
         raise ScoringInputError(f"{folder}/manifest.json names an unknown config {config!r}")
-    available = list(split_names(config))
+    # SOB's configs have their fixed splits; another source's release lists its own in its manifest.
+    available = list(split_names(config)) if config in MODALITY_OF_CONFIG else list(manifest.get("splits") or {})
     wanted = list(splits) if splits else available
     unknown = [s for s in wanted if s not in available]
     if unknown:
@@ -105,7 +105,12 @@ def load_release(path: Path | str, splits: Iterable[str] | None = None, *, verif
                     source_category=row.get("source_category"),
                     source_id=row.get("source_id"),
                 )
-    return Release(folder, config, manifest.get("source", ""), manifest.get("version", ""), records)
+    return Release(folder, config, manifest.get("source", ""), manifest.get("version", ""), records, modality)
+
+
+def _modality_of_source(source: object) -> Modality | None:
+    """The modality of a registered source (a curator's documents: text), None for a name none has."""
+    return get_source(source).modality if isinstance(source, str) and source in source_names() else None
 
 
 @dataclass(frozen=True)

@@ -51,6 +51,8 @@ EXAMPLES: dict[str, str | None] = {
     "python -m build_split --source hotpotqa --authored curators.jsonl --release 0.2.0 --allow-unreviewed": RUN,
     "python -m build_split --source ami --sample --release 0.1.0 --allow-unreviewed": RUN,
     "python -m build_split --source olmocr --input bench_data --category tables --ocr-server cpu": RUN,
+    "python -m build_split --source documents --sample --release 0.1.0 --allow-unreviewed": RUN,
+    "python -m build_split --source documents --input my_documents --config invoices --ocr-server cpu": RUN,
     "python -m build_split --source hotpotqa --status": RUN,
     "python -m build_split --source hotpotqa --release 0.2.0 --allow-unreviewed --push ./hub-preview": RUN,
     "HF_TOKEN=... python -m build_split --source hotpotqa --release 0.2.0 --allow-unreviewed "
@@ -180,6 +182,9 @@ def _user_folder(home: Path) -> None:
     shutil.copy(ROOT / "loaders/samples/hotpotqa/authored.jsonl", home / "curators.jsonl")
     shutil.copy(ROOT / "loaders/samples/hotpotqa/authored.jsonl", home / "fix.jsonl")
     shutil.copytree(ROOT / "loaders/samples/olmocr/bench_data", home / "bench_data")
+    # A curator's own documents: the documents sample's text files and one of the olmOCR sample's PDFs.
+    shutil.copytree(ROOT / "loaders/samples/documents/documents", home / "my_documents")
+    shutil.copy(ROOT / "loaders/samples/olmocr/bench_data/pdfs/tables/harbour_ferries.pdf", home / "my_documents")
     shutil.copy(ROOT / "tests/data/calibration/cases.jsonl", home / "cases.jsonl")
     (home / "tests").mkdir()
     for name in ("calibration", "hotpotqa", "sob_eval"):

@@ -12,12 +12,13 @@ from typing import Any
 
 import pytest
 
-from annotation_ui_config import AUTHORING_CONFIGS, TEXT_CONTROLS, VERDICTS, label_config
+from annotation_ui_config import TEXT_CONTROLS, VERDICTS, label_config
 from authoring import labelstudio as ls
 from authoring import ls_state
 from authoring.labelstudio import pull, push
 from authoring.server import LabelStudioServer, LabelStudioServerError, find_label_studio_bin, free_port
 from core.models import Reason, RecordState, SourceItem, make_record_id
+from core.sources import get_source, source_names
 from core.store import StateChange, Store
 from tests.ci import missing
 
@@ -116,14 +117,15 @@ def state_of(store: Store, record_id: str) -> tuple[RecordState, list[Reason]]:
 
 
 # -- no server needed ------------------------------------------------------------------------
-@pytest.mark.parametrize("source", sorted(AUTHORING_CONFIGS))
+@pytest.mark.parametrize("source", source_names())
 def test_every_config_keeps_the_control_contract(source: str) -> None:
     root = ET.fromstring(label_config(source))
     textareas = {el.get("name") for el in root.iter("TextArea")}
-    # olmOCR-bench: the page image and the editable OCR transcript (authoring/page_tasks.py)
-    assert textareas == set(TEXT_CONTROLS) | ({"transcript"} if source == "olmocr" else set())
+    # Page tasks: the page image and the editable OCR transcript (authoring/page_tasks.py)
+    pages = get_source(source).page_tasks
+    assert textareas == set(TEXT_CONTROLS) | ({"transcript"} if pages else set())
     images = [el.get("valueList") for el in root.iter("Image")]
-    assert images == (["$pages"] if source == "olmocr" else [])
+    assert images == (["$pages"] if pages else [])
     (choices,) = [el for el in root.iter("Choices")]
     assert choices.get("name") == "verdict"
     assert tuple(el.get("value") for el in choices.iter("Choice")) == VERDICTS

@@ -14,9 +14,9 @@ from loaders.olmocr_draw import SOB_MIX
 
 def test_quota_and_mix_become_the_olmocr_quota() -> None:
     quota = RunOptions(source="olmocr", category_quota="headers_footers=67, multi_column=62")
-    assert quota.olmocr_quota() == {"headers_footers": 67, "multi_column": 62}
-    assert RunOptions(source="olmocr", mix="sob").olmocr_quota() == SOB_MIX
-    assert RunOptions(source="olmocr").olmocr_quota() is None
+    assert quota.source_options.quota() == {"headers_footers": 67, "multi_column": 62}
+    assert RunOptions(source="olmocr", mix="sob").source_options.quota() == SOB_MIX
+    assert RunOptions(source="olmocr").source_options.quota() is None
 
 
 @pytest.mark.parametrize(

@@ -24,7 +24,7 @@ def test_sample_release_with_a_fixed_test_size(tmp_path: Path, capsys: pytest.Ca
 @pytest.mark.parametrize(
     ("extra", "message"),
     [
-        (["--source", "ami", "--release", "0.1.0", "--test-size", "5"], "only the text config"),
+        (["--source", "ami", "--release", "0.1.0", "--test-size", "5"], "only the text config has a test split"),
         (["--source", "hotpotqa", "--test-size", "5"], "needs --release"),
         (
             ["--source", "hotpotqa", "--release", "0.1.0", "--test-size", "0"],

@@ -13,6 +13,7 @@ import yaml
 import exports.card
 import exports.splits
 from core.models import Reason, RecordState
+from core.sources import get_source
 from core.store import StateChange
 from exports import (
     EmptyReleaseError,
@@ -197,7 +198,7 @@ def test_split_assignments_are_sticky(store, workspace, monkeypatch, factory, ju
     assert test_ids
 
     # Even if the formula changes (everything to train), released records keep their split.
-    monkeypatch.setitem(exports.splits.SPLIT_RATIOS, "default", (("train", 100), ("validation", 0), ("test", 0)))
+    monkeypatch.setattr(get_source("hotpotqa"), "splits", (("train", 100), ("validation", 0), ("test", 0)))
     new = factory.add_records(store, "hotpotqa", range(40, 60), tag="b")
     second = write_release(store, "hotpotqa", "1.1.0", workspace, **judge_kwargs)
 
@@ -274,7 +275,7 @@ def test_an_unreadable_accepted_record_is_set_aside_not_released(store, workspac
 
 
 def test_empty_splits_keep_their_columns(store, workspace, tmp_path, monkeypatch, factory, judge_kwargs):
-    monkeypatch.setitem(exports.splits.SPLIT_RATIOS, "default", (("train", 100), ("validation", 0), ("test", 0)))
+    monkeypatch.setattr(get_source("hotpotqa"), "splits", (("train", 100), ("validation", 0), ("test", 0)))
     factory.add_records(store, "hotpotqa", range(5))
     result = write_release(store, "hotpotqa", "1.0.0", workspace, **judge_kwargs)
     assert result.counts == {"train": 5, "validation": 0, "test": 0}

@@ -11,7 +11,6 @@ from authoring.drafts import (
     Draft,
     draft_prompt_version,
     draft_request,
-    image_task,
     items_to_draft,
     load_drafts,
     run_drafting,
@@ -19,6 +18,7 @@ from authoring.drafts import (
 from core.llm.batch import BatchRunner
 from core.models import Record, RecordState, SourceItem
 from core.store import Store
+from loaders.sources.olmocr import image_task
 from tests.llm.fakes import FakeGemini, ModelRequest, Reply, gemini_error
 
 CONTEXT = "Ingrid Solvang directed Marrow Creek Observatory. She studied at the University of Oslo."
@@ -152,7 +152,7 @@ def test_image_tasks_follow_the_category() -> None:
 def test_image_house_rules_allow_every_question_kind_drafts_ask_for() -> None:
     """The olmOCR labeling config's house rules and the draft prompt agree on the kinds of question."""
     from annotation_ui_config import label_config
-    from authoring.drafts import GENERIC_IMAGE_TASK, IMAGE_TASKS
+    from loaders.sources.olmocr import GENERIC_IMAGE_TASK, IMAGE_TASKS
 
     rules = label_config("olmocr")
     kinds = {title for _, title, _ in [*IMAGE_TASKS, GENERIC_IMAGE_TASK]}
