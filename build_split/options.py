@@ -160,7 +160,7 @@ class RunOptions(BaseModel):
         if value and not info.data.get("release"):
             raise ValueError("needs --release VERSION: the page images are a column of the release")
         if value and not page_images.supports(str(info.data.get("source"))):
-            raise ValueError(f"only {', '.join(sorted(page_images.SOURCES))} records have rendered pages")
+            raise ValueError(f"only {', '.join(page_images.sources_with_pages())} records have rendered pages")
         return value
 
     @field_validator("calibration")

@@ -28,12 +28,13 @@ from functools import cache
 from importlib import import_module, resources
 from importlib.metadata import entry_points
 from pathlib import Path
-from typing import ClassVar, Literal
+from typing import TYPE_CHECKING, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from core.loading import LoadResult
-from core.models import SourceItem
+if TYPE_CHECKING:  # names in annotations only: core.models asks this registry, so no import back at run time
+    from core.loading import LoadResult
+    from core.models import SourceItem
 
 ENTRY_POINT_GROUP = "sob_curation_toolkit.sources"
 # The built-in sources, in the order lists and reports show them (their registration: the same objects are
@@ -124,6 +125,8 @@ class Source(ABC):
     draft_template: ClassVar[tuple[str, str]] = ("authoring", "draft_generic")
     keeps_seed_question: ClassVar[bool] = False  # a draft keeps the item's seed question as written
     page_tasks: ClassVar[bool] = False  # Label Studio shows page images beside an editable transcript
+    # every record carries its rendered pages, so `--with-page-images` can put them in the release
+    release_page_images: ClassVar[bool] = False
     options_model: ClassVar[type[BaseModel]] = NoOptions
     sample_dir: ClassVar[Path]
 

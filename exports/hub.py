@@ -48,12 +48,13 @@ from pathlib import Path
 from typing import Any, BinaryIO, Literal
 
 from core.progress import tracked
+from core.sources import check_config_name
+from core.sources import sources as registered_sources
 from exports.card import SOURCE_CARDS, dataset_card, size_category
 from exports.manifest import file_sha256
 from exports.release import ReleaseError, verify_release
 from exports.versions import parse_version
 
-CONFIG_ORDER = ("default", "image", "audio")
 DATA_PREFIX = "data"
 META_PREFIX = "meta"
 README = "README.md"
@@ -261,7 +262,9 @@ def demote_headings(markdown: str) -> str:
 
 
 def _config_key(name: str) -> tuple[int, str]:
-    return (CONFIG_ORDER.index(name) if name in CONFIG_ORDER else len(CONFIG_ORDER), name)
+    """Configs in the registry's order of their sources (SOB's default, image, audio first), others after."""
+    order = [source.release_config for source in registered_sources()]
+    return (order.index(name) if name in order else len(order), name)
 
 
 def _union(lists: list[list[str]]) -> list[str]:
@@ -906,8 +909,10 @@ def publish_release(
         raise PublishError(str(exc)) from exc
     if not (release / README).is_file():
         raise PublishError(f"{release} has no README.md card; it is not a complete release")
-    if manifest.get("config") not in CONFIG_ORDER:
-        raise PublishError(f"{release}: unknown config {manifest.get('config')!r} in manifest.json")
+    try:  # any source's config, or a curator's own (`--config`): a name the Hub and a folder both take
+        check_config_name(str(manifest.get("config") or ""))
+    except ValueError as exc:
+        raise PublishError(f"{release}: config {manifest.get('config')!r} in manifest.json: {exc}") from exc
     parsed = target if isinstance(target, Target) else parse_target(target)
     if parsed.kind == "folder":
         return _publish_folder(release, manifest, parsed, dry_run, echo)

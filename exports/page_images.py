@@ -14,8 +14,9 @@ from typing import Any
 
 import pyarrow as pa
 
+from core.sources import sources as registered_sources
+
 COLUMN = "page_image"
-SOURCES = frozenset({"olmocr"})  # the sources whose items have rendered pages
 EXTRA_KEY = "page_images"  # in a record's metadata.extra: the pages' PNGs, relative to the workspace
 DOC = "the rendered page(s) of the document, in page order (a list of images, PNG)"
 
@@ -24,8 +25,13 @@ class PageImagesError(ValueError):
     """A record has no rendered page, or a page's PNG is missing or unreadable."""
 
 
+def sources_with_pages() -> tuple[str, ...]:
+    """The registered sources whose records carry their rendered pages."""
+    return tuple(source.name for source in registered_sources() if source.release_page_images)
+
+
 def supports(source: str) -> bool:
-    return source in SOURCES
+    return source in sources_with_pages()
 
 
 def feature() -> Any:

@@ -18,7 +18,7 @@ from typing import Any
 
 from core.models import Record, SourceItem
 from core.redaction import redact
-from core.sources import source_names
+from core.sources import LoadRequest, get_source, source_names
 from core.store import WorkspaceError
 from core.verdicts import JudgeVerdict, ValidationReport
 from judge.calibration import (
@@ -112,16 +112,19 @@ def item_lookup(
     default_source: str | None, input_path: Path | None, workspace: Path
 ) -> Callable[[str], dict[str, SourceItem]]:
     """Source items by source id, loaded once per source: `--input` for `--source`, else the source's sample.
-    The loaders are build_split's (the same formats as `build_split --input`)."""
+    The loaders are the sources' own (the same formats as `build_split --input`)."""
 
     @cache
     def load(source: str, path: Path | None) -> dict[str, SourceItem]:
-        from build_split.options import RunOptions
-        from build_split.sources import load_source
-
-        options = RunOptions(source=source, sample=path is None, input=path, workspace=workspace)  # type: ignore[arg-type]
+        spec = get_source(source)
+        request = LoadRequest(
+            path=spec.sample_input() if path is None else path,
+            sample=path is None,
+            workspace=workspace,
+            options=spec.options_model(),
+        )
         print(f"loading {source} source items from {path or 'the embedded sample'} ...", file=sys.stderr)
-        return {item.source_id: item for item in load_source(options).items}
+        return {item.source_id: item for item in spec.load(request).items}
 
     def items(source: str) -> Mapping[str, SourceItem]:
         path = input_path if source == default_source and input_path is not None else None

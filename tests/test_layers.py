@@ -43,7 +43,7 @@ def import_circles(packages: list[str]) -> list[list[str]]:
         import grimp
     except ImportError:
         missing("grimp is not installed (it comes with import-linter: pip install -e '.[test]')")
-    graph = grimp.build_graph(*packages, cache_dir=None)
+    graph = grimp.build_graph(*packages, cache_dir=None, exclude_type_checking_imports=True)
     imports = {module: sorted(graph.find_modules_directly_imported_by(module)) for module in graph.modules}
     return strongly_connected(imports)
 

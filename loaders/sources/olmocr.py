@@ -114,6 +114,7 @@ class OlmocrSource(Source):
     name = "olmocr"
     modality = "image"
     release_config = "image"
+    release_page_images = True
     card_template = "image.md.j2"
     card = SourceCard(
         name="olmOCR-bench",

@@ -30,9 +30,7 @@ def run(ws: Path, *extra: str) -> int:
 def held(store: Store):
     """The sample record the gate holds for its seed answer (the sample also has a record of names the context
     never states, held too)."""
-    [stored] = [
-        s for s in store.records("hotpotqa", [RecordState.NEEDS_REVIEW]) if s.record.metadata.source_id == HELD
-    ]
+    [stored] = [s for s in store.records("hotpotqa", [RecordState.NEEDS_REVIEW]) if s.record.metadata.source_id == HELD]
     return stored
 
 

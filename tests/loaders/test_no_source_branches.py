@@ -43,6 +43,7 @@ SOURCE_MODULES = {
 NOT_A_SOURCE = {
     ("core/progress.py", "olmocr"): "the olmocr library's logger",
     ("loaders/ocr.py", "olmocr"): "the OCR engine (the olmocr library's pipeline)",
+    ("loaders/image_extra.py", "olmocr"): "the olmocr library's module, imported to check the [image] extra",
 }
 
 
