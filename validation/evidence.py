@@ -466,10 +466,15 @@ def value_matches_span(value: Any, quote: str) -> bool:
 
 
 def check_evidence(
-    ground_truth: Any, context: str, evidence: dict[str, Evidence], hints: dict[str, FieldHint] | None = None
+    ground_truth: Any,
+    context: str,
+    evidence: dict[str, Evidence],
+    hints: dict[str, FieldHint] | None = None,
+    question: str = "",
 ) -> EvidenceResult:
     """`hints`: what the schema says of each leaf's field (validation/field_hints.py): its unit, money, a count,
-    a clock time. Without them a leaf's key alone is read."""
+    a clock time. Without them a leaf's key alone is read. `question`: the record's question, which may ask for
+    a part of what the context lists."""
     result = EvidenceResult()
     ctx = normalize_context(context)
     layout = _layout(context)
@@ -559,7 +564,7 @@ def check_evidence(
         found = _occurrences(value, ctx) or _other_readings(value, ctx.raw, hint)
         return [(start, end) for start, end, _ in found]
 
-    check_field_ties(leaves, spans, layout, hints, ground_truth, containers, speakers, result.doubt, find)
+    check_field_ties(leaves, spans, layout, hints, ground_truth, containers, speakers, result.doubt, find, question)
     return result
 
 

@@ -28,6 +28,7 @@ from typing import Any, Protocol
 from rapidfuzz import fuzz
 
 from validation.field_hints import hint_for
+from validation.neighbour_checks import check_corrected, check_list_gaps
 from validation.readings import FieldHint, close, field_words, parse_unit, quantity_mentions, to_decimal
 
 # Words a field name uses, and the words a text uses for the same thing. Small on purpose: the checks flag,
@@ -183,6 +184,7 @@ def check_field_ties(
     speakers: frozenset[str],
     doubt: Doubt,
     find: Finder,
+    question: str = "",
 ) -> None:
     text = layout.text
     names = [leaf.value for leaf in leaves if isinstance(leaf.value, str) and shape_of(leaf.value) == "name"]
@@ -197,6 +199,9 @@ def check_field_ties(
             counted = hint.is_count and any(isinstance(c, list) and len(c) == value for c in containers.values())
             if not counted:  # a count of the answer's own list is computed, not read from any phrase
                 _check_number_phrase(leaf, hint, text, place, doubt, lambda v=value, h=hint: find(v, h))
+            number = to_decimal(value)
+            if number is not None:
+                check_corrected(leaf, number, place, layout, doubt)
         if isinstance(value, bool):
             _check_boolean(leaf, hint, layout, spans, doubt)
         if value is None or value == []:
@@ -207,10 +212,29 @@ def check_field_ties(
             if speakers and value.strip() in speakers:
                 _check_speaker(leaf, hint, layout, spans, leaves, doubt)
     _check_duplicates(containers, doubt)
+    _check_list_runs(leaves, containers, spans, layout, question, doubt)
     _check_counts(leaves, containers, hints, doubt)
     _check_bounds(leaves, doubt)
     _check_swaps(leaves, spans, text, hints, doubt)
     _check_other_phrase(leaves, spans, layout, hints, find, doubt, names)
+
+
+def _check_list_runs(
+    leaves: list[Any],
+    containers: dict[str, Any],
+    spans: dict[str, tuple[int, int]],
+    layout: LayoutLike,
+    question: str,
+    doubt: Doubt,
+) -> None:
+    """Lists of strings, each checked against the enumeration of the context it was taken from."""
+    items: dict[str, list[str]] = {}
+    for leaf in leaves:
+        if leaf.key is None and isinstance(leaf.value, str) and isinstance(containers.get(leaf.parent), list):
+            items.setdefault(leaf.parent, []).append(leaf.path)
+    for path, item_paths in items.items():
+        if len(item_paths) == len(containers[path]):
+            check_list_gaps(path, item_paths, spans, layout, question, doubt)
 
 
 def _check_unit(leaf: LeafLike, hint: FieldHint, text: str, place: tuple[int, int], doubt: Doubt) -> None:

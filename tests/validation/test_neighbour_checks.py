@@ -1,0 +1,150 @@
+"""What stands next to a located value says it is the wrong one: a figure corrected right after, a list that leaves
+out an item of its enumeration, a value from another entity's phrase or paragraph. Each family has wrong answers
+that raise the doubt and right answers, in the same context, that do not."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from core.evidence import parse_evidence_map
+from validation.evidence import check_evidence
+from validation.field_hints import field_hints
+
+
+def _schema(value: Any) -> dict[str, Any]:
+    if isinstance(value, dict):
+        return {"type": "object", "properties": {k: _schema(v) for k, v in value.items()}}
+    if isinstance(value, list):
+        return {"type": "array", "items": _schema(value[0]) if value else {}}
+    if isinstance(value, bool):
+        return {"type": "boolean"}
+    if isinstance(value, int | float):
+        return {"type": "number"}
+    return {"type": ["string", "null"]}
+
+
+def codes(truth: dict[str, Any], context: str, question: str = "", evidence: dict[str, Any] | None = None) -> set:
+    parsed, problems = parse_evidence_map(evidence or {})
+    assert not problems
+    result = check_evidence(truth, context, parsed, field_hints(truth, _schema(truth)), question)
+    return {(issue.code, issue.path) for issue in result.issues}
+
+
+# ---- a figure corrected right after -------------------------------------------------------------------------
+
+MEETING = """[0:01] FEE001: SO THE BUDGET FOR THE LAMP
+[0:04] FEE001: WE CAN SPEND TWELVE EUROS ON EACH ONE
+[0:07] MEE002: TWELVE
+[0:08] FEE001: SORRY FOURTEEN EUROS I READ THE WRONG LINE
+[0:11] MEE002: OKAY FOURTEEN
+[0:13] MEE003: AND THE CASE IS PLASTIC
+[0:15] MEE003: WE SELL IT FOR THIRTY EUROS"""
+
+PROSE = (
+    "The Harbour Run is an annual race along the Elsford sea wall. Its course was first measured at 12 km, sorry, "
+    "at 14 km after the 2009 extension. The race was founded in 1984 by the Elsford Harriers."
+)
+REPORT = (
+    "The Wend Valley census counted 5,120 households in 2011. The figure was revised to 5,410 households after "
+    "late returns were counted. The valley has three villages."
+)
+
+
+@pytest.mark.parametrize(
+    ("wrong", "right", "context", "path"),
+    [
+        (
+            {"budget_eur": 12, "case_material": "plastic", "price_eur": 30},
+            {"budget_eur": 14, "case_material": "plastic", "price_eur": 30},
+            MEETING,
+            "$.budget_eur",
+        ),
+        (
+            {"race": "Harbour Run", "course_km": 12, "founded_year": 1984},
+            {"race": "Harbour Run", "course_km": 14, "founded_year": 1984},
+            PROSE,
+            "$.course_km",
+        ),
+        (
+            {"valley": "Wend Valley", "households": 5120, "villages": 3},
+            {"valley": "Wend Valley", "households": 5410, "villages": 3},
+            REPORT,
+            "$.households",
+        ),
+    ],
+)
+def test_a_figure_taken_back_right_after_is_doubted(
+    wrong: dict[str, Any], right: dict[str, Any], context: str, path: str
+) -> None:
+    assert ("corrected_value", path) in codes(wrong, context)
+    assert not {c for c in codes(right, context) if c[0] == "corrected_value"}
+
+
+def test_a_figure_said_again_after_the_correction_stands() -> None:
+    meeting = MEETING + "\n[0:18] FEE001: NO WAIT IT WAS TWELVE AFTER ALL\n[0:20] MEE002: OKAY TWELVE"
+    assert not {c for c in codes({"budget_eur": 12, "price_eur": 30}, meeting) if c[0] == "corrected_value"}
+
+
+def test_another_quantity_after_a_correction_word_is_no_correction() -> None:
+    meeting = "[0:01] FEE001: THE CASE COSTS TWELVE EUROS\n[0:04] MEE002: SORRY WHAT\n[0:05] MEE002: WE HAVE 400 UNITS"
+    assert not codes({"case_cost_eur": 12, "units": 400}, meeting) & {("corrected_value", "$.case_cost_eur")}
+
+
+# ---- a list that leaves out an item of its enumeration -----------------------------------------------------
+
+AGENDA = """[0:01] FEE001: OKAY LET'S START
+[0:03] FEE001: THE AGENDA IS THE SCREEN THE BATTERY AND THE STRAP AND THEN THE BOX
+[0:08] MEE002: SOUNDS GOOD"""
+LANGUAGES = (
+    "Tidewater Tales is a novel by Nia Ellis. It has been translated into Welsh, Breton, Basque, Galician and "
+    "Irish. The cover is by Ted Marsh."
+)
+CREW = "The Wend ferry is run by three sailors: Tom Pell, Ann Reed and Ben Ashe. It sails twice a day."
+
+
+@pytest.mark.parametrize(
+    ("wrong", "right", "context", "path"),
+    [
+        (
+            {"agenda": ["screen", "battery", "strap"], "chair": "FEE001"},
+            {"agenda": ["screen", "battery", "strap", "box"], "chair": "FEE001"},
+            AGENDA,
+            "$.agenda",
+        ),
+        (
+            {"languages": ["Welsh", "Breton", "Galician", "Irish"], "author": "Nia Ellis"},
+            {"languages": ["Welsh", "Breton", "Basque", "Galician", "Irish"], "author": "Nia Ellis"},
+            LANGUAGES,
+            "$.languages",
+        ),
+        (
+            {"sailors": ["Tom Pell", "Ann Reed"], "trips_per_day": 2},
+            {"sailors": ["Tom Pell", "Ann Reed", "Ben Ashe"], "trips_per_day": 2},
+            CREW,
+            "$.sailors",
+        ),
+    ],
+)
+def test_a_list_that_skips_an_item_of_its_enumeration_is_doubted(
+    wrong: dict[str, Any], right: dict[str, Any], context: str, path: str
+) -> None:
+    assert ("list_missing_item", path) in codes(wrong, context)
+    assert ("list_missing_item", path) not in codes(right, context)
+
+
+def test_a_list_the_question_narrows_is_not_doubted() -> None:
+    truth = {"languages": ["Welsh", "Breton", "Galician", "Irish"], "author": "Nia Ellis"}
+    question = "Into which Celtic languages other than Basque has the novel been translated?"
+    assert ("list_missing_item", "$.languages") not in codes(truth, LANGUAGES, question)
+
+
+def test_items_in_different_sentences_are_no_enumeration() -> None:
+    context = "Welsh is spoken in Wales. Breton is spoken in Brittany, and Basque in the Basque Country."
+    assert ("list_missing_item", "$.languages") not in codes({"languages": ["Welsh", "Breton"]}, context)
+
+
+def test_a_lower_case_tail_after_proper_names_is_no_item() -> None:
+    context = "It has been translated into Welsh, Breton and several other languages."
+    assert ("list_missing_item", "$.languages") not in codes({"languages": ["Welsh", "Breton"]}, context)

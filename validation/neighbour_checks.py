@@ -1,0 +1,169 @@
+"""Does a value's neighbourhood in the context say it is the wrong one? Checks that read what stands next to a
+located value, each a doubt (the gate flags it, a person decides), never a rejection:
+
+* `corrected_value`: a figure the speaker or the text corrects right after ("two point three ... I mean four
+  point three", "12, sorry, 14", "revised to 14"): the value kept is the one taken back.
+* `list_missing_item`: a list whose items the context enumerates in one run ("the battery, the case, the colour
+  and the buttons and then the price") with another item of that run left out.
+* `value_from_other_entity`: a value of a field named after another field (`film_year` beside `film`) written
+  only where that field's entity is not spoken of; or a value found only in a paragraph of an article (a
+  HotpotQA title) that neither the question nor any other value of the answer is about.
+"""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal
+from typing import Any
+
+from validation.readings import number_mentions
+
+# Words that take back what was just said and put another figure in its place.
+_CORRECTION = re.compile(
+    r"\b(?:sorry|i mean|i meant|no wait|wait no|or rather|correction|make that|oh right|oops|my mistake|"
+    r"scratch that|my maths|my math|i was wrong|not \w+ but|revised|corrected|amended|restated|updated)\b",
+    re.IGNORECASE,
+)
+_DIGITS = re.compile(r"(?<![\w.])\d{1,3}(?:,\d{3})+(?:\.\d+)?|(?<![\w.])\d+(?:\.\d+)?")
+CORRECTION_LINES = 12  # transcript lines after a figure in which a correction of it is looked for
+_NEXT_LINES = 2  # lines after a correction word in which the figure it gives is looked for
+
+
+def _numbers_in(text: str) -> list[tuple[int, Decimal]]:
+    """(offset, value) of every number of a short text, in digits or in words."""
+    found = [(m.start(), Decimal(m.group().replace(",", ""))) for m in _DIGITS.finditer(text)]
+    found += [(start, value) for start, _, value, _ in number_mentions(text)]
+    return sorted(found, key=lambda item: item[0])
+
+
+def _rival(value: Decimal, other: Decimal) -> bool:
+    """Another figure for the same thing: not the value, of its magnitude, and of its kind (a whole number for a
+    whole number, a fraction for a fraction)."""
+    if other == value or other == 0 or value == 0:
+        return False
+    if (other == int(other)) != (value == int(value)):
+        return False
+    return abs(other - value) <= Decimal("0.5") * max(abs(value), abs(other))
+
+
+def _lines_after(layout: Any, offset: int, count: int) -> tuple[int, int]:
+    """From `offset` to the end of the `count`-th line after its own."""
+    _, end = layout.line(offset)
+    for _ in range(count):
+        if end >= len(layout.text) - 1:
+            break
+        _, end = layout.line(end + 1)
+    return offset, end
+
+
+def _region_after(layout: Any, end: int) -> tuple[int, int]:
+    """Where a correction of the figure ending at `end` would stand: the next lines of a transcript; the rest of
+    the sentence and the next one in prose."""
+    if layout.is_transcript:
+        return _lines_after(layout, end, CORRECTION_LINES)
+    text = layout.text
+    stop = end
+    for _ in range(2):
+        found = re.compile(r"[.!?](?:\s|$)|\n").search(text, stop + 1)
+        stop = found.end() if found else len(text)
+    return end, stop
+
+
+def check_corrected(leaf: Any, value: Decimal, place: tuple[int, int], layout: Any, doubt: Any) -> None:
+    """A figure followed, within a few lines, by a correction word and another figure of its kind, with the value
+    not said again after it."""
+    text = layout.text
+    start, stop = _region_after(layout, place[1])
+    region = text[start:stop]
+    for marker in _CORRECTION.finditer(region):
+        at = start + marker.start()
+        window_end = _lines_after(layout, at, _NEXT_LINES)[1] if layout.is_transcript else min(stop, at + 120)
+        # A figure said just before the correction word ("FOUR POINT THREE / NO / SORRY") is the correction too.
+        window_start = max(place[1], layout.line(at)[0] - 1 if layout.is_transcript else at - 40)
+        if layout.is_transcript:
+            window_start = max(place[1], layout.line(max(0, layout.line(at)[0] - 1))[0])
+        numbers = _numbers_in(text[window_start:window_end])
+        rivals = [(window_start + offset, number) for offset, number in numbers if _rival(value, number)]
+        if not rivals:
+            continue
+        last_at, rival = rivals[-1]
+        again = [n for o, n in _numbers_in(text[last_at:stop]) if n == value]
+        if again:
+            continue  # the value is said again after the other figure: it stands
+        doubt(
+            "corrected_value",
+            f"{_show(value)} is corrected right after: {marker.group()!r} and then {_show(rival)} "
+            f"({' '.join(text[max(place[0], at - 40) : window_end].split())[:120]!r})",
+            leaf.path,
+        )
+        return
+
+
+def _show(number: Decimal) -> str:
+    return format(number.normalize(), "f")
+
+
+# ---- lists that leave out an item of the run they were taken from ----------------------------------------
+
+_GLUE = {"and", "or", "then", "the", "a", "an", "also", "plus", "as", "well", "finally", "lastly", "nor", "with"}
+_RUN_BREAK = re.compile(r"[.!?:;()\[\]]")
+_EXCLUDING = re.compile(
+    r"\b(?:except|other than|besides|apart from|excluding|not counting|but not|without|only the|which of|not the|"
+    r"not including|aside from)\b",
+    re.IGNORECASE,
+)
+_WORDS = re.compile(r"[^\W\d_][\w'’-]*")
+MAX_SKIPPED_WORDS = 4  # an item of an enumeration is a few words
+
+
+_SEPARATOR = r"(?:\s*,\s*(?:(?:and|or)\s+)?|\s+(?:and|or)\s+)(?:(?:then|the|a|an|also|finally|lastly)\s+)*"
+_MIDDLE = re.compile(rf"{_SEPARATOR}(?P<item>[^,;:.!?()\n]{{1,60}}?){_SEPARATOR}", re.IGNORECASE)
+_TAIL = re.compile(rf"{_SEPARATOR}(?P<item>[^,;:.!?()\n]{{1,60}}?)(?=\s*(?:[,;:.!?()\n]|$))", re.IGNORECASE)
+_VERB_AFTER = re.compile(r"\s*(?:is|are|was|were|will|would|has|have|had|can|could)\b", re.IGNORECASE)
+
+
+def _is_capitalised(text: str) -> bool:
+    return text.strip().lstrip("\"'“‘")[:1].isupper()
+
+
+def _content(gap: str) -> list[str]:
+    """The words of a gap between two items that are no glue ("and then the")."""
+    return [w for w in _WORDS.findall(gap) if w.lower() not in _GLUE]
+
+
+def check_list_gaps(
+    path: str, items: list[Any], spans: dict[str, tuple[int, int]], layout: Any, question: str, doubt: Any
+) -> None:
+    """The items of a list of strings, where they stand in one sentence (a transcript: one line): a chunk of a
+    few words between two of them, or right after the last behind "and"/a comma, that no item covers, is an item
+    left out. Not raised when the question asks for a part of the list ("except", "other than")."""
+    places = sorted(spans[p] for p in items if p in spans)
+    if len(places) < 2 or len(places) != len(items) or _EXCLUDING.search(question):
+        return
+    text = layout.text
+    first, last = places[0], places[-1]
+    line_start, line_end = layout.line(first[0])
+    if last[1] > line_end or _RUN_BREAK.search(text, first[1], last[0]):
+        return  # not one run of one sentence or line
+    capitalised = all(_is_capitalised(text[s:e]) for s, e in places) and not text[line_start:line_end].isupper()
+    skipped: list[str] = []
+    for (_, end), (start, _) in zip(places, places[1:], strict=False):
+        middle = _MIDDLE.fullmatch(text[end:start])
+        if middle:
+            skipped.append(middle.group("item"))
+    tail = _TAIL.match(text, last[1], min(line_end, last[1] + 80))
+    if tail and not _VERB_AFTER.match(text, tail.end()):
+        skipped.append(tail.group("item"))
+    skipped = [
+        " ".join(s.split()) for s in skipped
+        if 1 <= len(_content(s)) <= MAX_SKIPPED_WORDS and (not capitalised or _is_capitalised(_content(s)[0]))
+    ]  # fmt: skip
+    question_words = {w.lower() for w in _WORDS.findall(question)}
+    skipped = [s for s in skipped if not {w.lower() for w in s.split()} <= question_words]
+    if skipped:
+        doubt(
+            "list_missing_item",
+            f"the list is taken from one enumeration of the context, which also names {skipped[0]!r}: "
+            f"{' '.join(text[first[0] : min(line_end, last[1] + 40)].split())[:120]!r}",
+            path,
+        )
