@@ -28,7 +28,7 @@ from typing import Any, Protocol
 from rapidfuzz import fuzz
 
 from validation.field_hints import hint_for
-from validation.neighbour_checks import check_corrected, check_list_gaps
+from validation.neighbour_checks import check_corrected, check_list_gaps, check_other_article
 from validation.readings import FieldHint, close, field_words, parse_unit, quantity_mentions, to_decimal
 
 # Words a field name uses, and the words a text uses for the same thing. Small on purpose: the checks flag,
@@ -217,6 +217,10 @@ def check_field_ties(
     _check_bounds(leaves, doubt)
     _check_swaps(leaves, spans, text, hints, doubt)
     _check_other_phrase(leaves, spans, layout, hints, find, doubt, names)
+    if not layout.is_transcript:
+        check_other_article(
+            leaves, spans, text, question, find, lambda leaf: hint_for(hints, leaf.path, leaf.key), doubt
+        )
 
 
 def _check_list_runs(

@@ -167,3 +167,108 @@ def check_list_gaps(
             f"{' '.join(text[first[0] : min(line_end, last[1] + 40)].split())[:120]!r}",
             path,
         )
+
+
+# ---- a value from the article of another entity -------------------------------------------------------------
+
+_TITLE_LINE = re.compile(r"[^\n]{1,90}")
+MIN_ARTICLES = 3  # a context of titled paragraphs (HotpotQA's) has several
+
+
+def articles(text: str) -> list[tuple[int, int, str]]:
+    """(start, end, title) of each paragraph of a context made of titled paragraphs (a short first line without
+    a full stop, then the body), or [] for any other context."""
+    found: list[tuple[int, int, str]] = []
+    start = 0
+    while start < len(text):
+        end = text.find("\n\n", start)
+        end = len(text) if end < 0 else end
+        head_end = text.find("\n", start, end)
+        title = text[start:head_end].strip() if head_end > 0 else ""
+        if not title or len(title.split()) > 12 or title.endswith((".", ":")) or head_end + 1 >= end:
+            return []
+        found.append((start, end, title))
+        start = end + 2
+    return found if len(found) >= MIN_ARTICLES else []
+
+
+def _title_name(title: str) -> str:
+    """ "Madonna (book)" is about Madonna; a quoted title is its words."""
+    return re.sub(r"\s*\([^)]*\)\s*$", "", title).strip().strip("\"'“”").lower()
+
+
+def _names(text: str, needle: str) -> bool:
+    return bool(needle) and re.search(rf"(?<!\w){re.escape(needle)}(?!\w)", text) is not None
+
+
+def check_other_article(
+    leaves: list[Any],
+    spans: dict[str, tuple[int, int]],
+    text: str,
+    question: str,
+    find: Any,
+    hint_of: Any,
+    doubt: Any,
+) -> None:
+    """A value found only in articles that neither the question, nor any other value of the answer, nor the
+    articles the answer's other values come from speak of: another entity's value ("published by Egmont USA" in
+    the article of another author, given as the publisher of the series asked about)."""
+    parts = articles(text)
+    if not parts or len(spans) < 2:
+        return
+    lowered = text.lower()
+
+    def article_of(offset: int) -> int:
+        for number, (start, end, _) in enumerate(parts):
+            if start <= offset < end + 2:
+                return number
+        return -1
+
+    asked = question.lower()
+    strings = [(leaf.path, str(leaf.value).lower()) for leaf in leaves if isinstance(leaf.value, str)]
+    where = {path: article_of(start) for path, (start, _) in spans.items()}
+    for leaf in leaves:
+        if leaf.path not in spans or not isinstance(leaf.value, str) or len(leaf.value.strip()) < 3:
+            continue  # a name or a phrase: a small number is written in many articles, meaning other things
+        own = where[leaf.path]
+        title = _title_name(parts[own][2])
+        home = {n for p, n in where.items() if p != leaf.path and n >= 0}
+        if not home or own in home or not title or _names(asked, title):
+            continue  # another value of the answer comes from the same article, or the question names it
+        if any(_names(value, title) or _names(title, value) for path, value in strings if path != leaf.path):
+            continue  # the answer names the article's entity: it is one of the record's
+        body = lowered[parts[own][0] : parts[own][1]]
+        if any(len(value) >= 4 and _speaks_of(body, value) for path, value in strings if path != leaf.path):
+            continue  # the article speaks of one of the answer's other values
+        if any(_names(lowered[parts[n][0] : parts[n][1]], title) for n in home):
+            continue  # an article the answer draws on leads to this one (a bridge entity)
+        places = find(leaf.value, hint_of(leaf)) or [spans[leaf.path]]
+        found_in = {article_of(start) for start, _ in places} | {own}
+        value = leaf.value.lower().strip()
+        if found_in & home or any(_about(parts[n][2], value) for n in found_in if n >= 0):
+            continue  # also written where the answer's other values are, or in its own article (a bridge entity)
+        doubt(
+            "value_from_other_entity",
+            f"{_value(leaf.value)} is found only in the article {parts[own][2]!r}, which neither the question nor "
+            "the answer's other values are about",
+            leaf.path,
+        )
+
+
+def _speaks_of(body: str, value: str) -> bool:
+    """Does a (lower-cased) article name a value, in full or, for a name of three words or more, by its last two
+    ("Erskine Childers" for "Robert Erskine Childers")?"""
+    if _names(body, value):
+        return True
+    words = value.split()
+    return len(words) >= 3 and _names(body, " ".join(words[-2:]))
+
+
+def _about(title: str, value: str) -> bool:
+    """Is the article titled `title` the value's own ("Asgard (yacht)" for "Asgard")?"""
+    name = _title_name(title)
+    return _names(value, name) or _names(name, value)
+
+
+def _value(value: Any) -> str:
+    return repr(value) if not isinstance(value, str) or len(value) < 60 else repr(value[:57] + "...")

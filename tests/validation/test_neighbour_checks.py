@@ -148,3 +148,62 @@ def test_items_in_different_sentences_are_no_enumeration() -> None:
 def test_a_lower_case_tail_after_proper_names_is_no_item() -> None:
     context = "It has been translated into Welsh, Breton and several other languages."
     assert ("list_missing_item", "$.languages") not in codes({"languages": ["Welsh", "Breton"]}, context)
+
+
+# ---- a value from the article of another entity ------------------------------------------------------------
+
+ARTICLES = """Harbour Lights
+Harbour Lights is a 2003 young adult novel by Mara Quinn, published by Gullstone Books. It follows two sisters.
+
+Mara Quinn
+Mara Quinn (born 1970) is a Cornish author from Penzance. She writes for teenagers.
+
+Tom Varga
+Tom Varga is a Hungarian-born illustrator. His picture books are published by Redfern Press in London.
+
+Penzance
+Penzance is a town in Cornwall, England. It is the most westerly major town in Cornwall."""
+
+
+@pytest.mark.parametrize(
+    ("wrong", "right", "path"),
+    [
+        (  # the publisher of another person's books
+            {"novel": "Harbour Lights", "author": "Mara Quinn", "publisher": "Redfern Press"},
+            {"novel": "Harbour Lights", "author": "Mara Quinn", "publisher": "Gullstone Books"},
+            "$.publisher",
+        ),
+        (  # the birthplace of another person
+            {"author": "Mara Quinn", "born": 1970, "nationality": "Hungarian-born"},
+            {"author": "Mara Quinn", "born": 1970, "nationality": "Cornish"},
+            "$.nationality",
+        ),
+        (  # the country of an article nothing in the record leads to
+            {"novel": "Harbour Lights", "year": 2003, "country": "England"},
+            {"novel": "Harbour Lights", "year": 2003, "author": "Mara Quinn"},
+            "$.country",
+        ),
+    ],
+)
+def test_a_value_found_only_in_another_entitys_article_is_doubted(
+    wrong: dict[str, Any], right: dict[str, Any], path: str
+) -> None:
+    question = "Who wrote Harbour Lights, and who published it?"
+    assert ("value_from_other_entity", path) in codes(wrong, ARTICLES, question)
+    assert not {c for c in codes(right, ARTICLES, question) if c[0] == "value_from_other_entity"}
+
+
+def test_a_bridge_article_the_answer_leads_to_is_no_other_entity() -> None:
+    # Penzance's own article is reached through Mara Quinn's ("from Penzance"): a bridge, not a stray value.
+    truth = {"author": "Mara Quinn", "hometown": "Penzance", "county": "Cornwall"}
+    assert not {
+        c
+        for c in codes(truth, ARTICLES, "Where is the author of Harbour Lights from?")
+        if c[0].startswith("value_from")
+    }
+
+
+def test_an_article_the_question_names_is_no_other_entity() -> None:
+    truth = {"novel": "Harbour Lights", "author": "Mara Quinn", "illustrator_publisher": "Redfern Press"}
+    question = "Who wrote Harbour Lights, and who publishes Tom Varga's picture books?"
+    assert ("value_from_other_entity", "$.illustrator_publisher") not in codes(truth, ARTICLES, question)
