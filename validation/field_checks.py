@@ -28,7 +28,7 @@ from typing import Any, Protocol
 from rapidfuzz import fuzz
 
 from validation.field_hints import hint_for
-from validation.neighbour_checks import check_corrected, check_list_gaps, check_other_article
+from validation.neighbour_checks import check_corrected, check_list_gaps, check_other_article, check_speaker_topic
 from validation.readings import FieldHint, close, field_words, parse_unit, quantity_mentions, to_decimal
 
 # Words a field name uses, and the words a text uses for the same thing. Small on purpose: the checks flag,
@@ -211,6 +211,9 @@ def check_field_ties(
             _check_letters(leaf, layout, doubt)
             if speakers and value.strip() in speakers:
                 _check_speaker(leaf, hint, layout, spans, leaves, doubt)
+                if question and leaf.parent == "$" and _is_speaker_field(hint):  # one speaker the question asks for
+                    original = getattr(layout, "original", None) or text
+                    check_speaker_topic(leaf.path, value.strip(), field_words(hint.key), question, original, doubt)
     _check_duplicates(containers, doubt)
     _check_list_runs(leaves, containers, spans, layout, question, doubt)
     _check_counts(leaves, containers, hints, doubt)
@@ -554,6 +557,11 @@ def _original_line(layout: Any, start: int, end: int) -> str:
 def _speaker_labels(layout: Any) -> frozenset[str]:
     original = getattr(layout, "original", None) or layout.text
     return frozenset(re.findall(r"^\[[\d:]+\] ([^:\n]{1,64}): ", original, re.M))
+
+
+def _is_speaker_field(hint: FieldHint) -> bool:
+    key_words = field_words(hint.key)
+    return bool(key_words & _SPEAKER_WORDS) or any(w.endswith(("er", "or")) for w in key_words)
 
 
 def _check_speaker(

@@ -272,3 +272,61 @@ def _about(title: str, value: str) -> bool:
 
 def _value(value: Any) -> str:
     return repr(value) if not isinstance(value, str) or len(value) < 60 else repr(value[:57] + "...")
+
+
+# ---- who said it: a speaker field against the utterances that say what the question asks about ---------------
+
+_LINE = re.compile(r"^\[[\d:]+\] ([^:\n]{1,64}): (.*)$", re.MULTILINE)
+_CLAUSES = re.compile(r"[?.;]|,\s*(?:and\s+)?|\s+and\s+(?=who|what|which|how|when|where|did|does|is|was)", re.I)
+_QUESTION_STOP = frozenset(
+    """who what which when where how why whom whose did does do is was were are the a an of to in on for and or
+    by with it its it's this that these those give also say speaker label id meeting person someone one said
+    says told about their there then than from at as be been being has have had would could should will can
+    much many them they he she his her we our you your us me my i""".split()
+)
+MIN_TOPIC_WORDS = 2
+
+
+def _stem(word: str) -> str:
+    return word.lower().strip("'’")[:5]
+
+
+def _topic(question: str, key_words: frozenset[str]) -> set[str]:
+    """The content words (stems) of the question's clause that asks for this speaker: the clause with the
+    field's verb ("proposed"), else the one that asks "who"."""
+    clauses = [c for c in _CLAUSES.split(question) if c and c.strip()]
+    verbs = {_stem(w) for w in key_words if len(w) >= 5}
+    chosen = [c for c in clauses if {_stem(w) for w in re.findall(r"[A-Za-z']+", c)} & verbs]
+    chosen = chosen or [c for c in clauses if re.search(r"\bwho\b", c, re.I)]
+    if len(chosen) != 1:
+        return set()
+    words = {w for w in re.findall(r"[A-Za-z][A-Za-z'’-]+", chosen[0].replace("-", " "))}
+    return {_stem(w) for w in words if w.lower() not in _QUESTION_STOP and len(w) >= 3} - verbs
+
+
+def check_speaker_topic(
+    path: str, speaker: str, key_words: frozenset[str], question: str, original: str, doubt: Any
+) -> None:
+    """A speaker field (`proposed_by`) names someone who never says what the question asks about, while another
+    speaker's utterance holds most of its words ("WE COULD TAKE OUT ONES BY MAKING IT SINGLE CURVED" for "who
+    proposed making the case single-curved"): the one who asked about it or answered next is credited."""
+    topic = _topic(question, key_words)
+    if len(topic) < MIN_TOPIC_WORDS:
+        return
+    best: dict[str, int] = {}
+    for match in _LINE.finditer(original):
+        said = {_stem(w) for w in re.findall(r"[A-Za-z][A-Za-z'’]+", match.group(2))}
+        score = len(topic & said)
+        who = match.group(1).strip()
+        best[who] = max(best.get(who, 0), score)
+    if speaker not in best:
+        return
+    top = max(best.values())
+    leaders = sorted(who for who, score in best.items() if score == top)
+    if top >= max(MIN_TOPIC_WORDS, (len(topic) + 1) // 2) and best[speaker] < top and speaker not in leaders:
+        doubt(
+            "speaker_mismatch",
+            f"{speaker} says less of what the question asks about ({', '.join(sorted(topic))}) than "
+            f"{' or '.join(leaders)}, who says it",
+            path,
+        )

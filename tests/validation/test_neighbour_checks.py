@@ -207,3 +207,34 @@ def test_an_article_the_question_names_is_no_other_entity() -> None:
     truth = {"novel": "Harbour Lights", "author": "Mara Quinn", "illustrator_publisher": "Redfern Press"}
     question = "Who wrote Harbour Lights, and who publishes Tom Varga's picture books?"
     assert ("value_from_other_entity", "$.illustrator_publisher") not in codes(truth, ARTICLES, question)
+
+
+# ---- who said it ----------------------------------------------------------------------------------------------
+
+DESIGN = """[0:01] FEE001: SO WHAT ABOUT THE STRAP
+[0:04] MEE002: I THINK WE SHOULD MAKE THE STRAP FROM RECYCLED LEATHER
+[0:09] MEE003: HOW MUCH WOULD THAT COST US
+[0:11] MEE002: ABOUT TWO EUROS MORE
+[0:14] FEE001: FINE
+[0:15] MEE003: AND WE COULD ADD A SOLAR PANEL ON THE LID
+[0:19] FEE001: TOO EXPENSIVE I THINK
+[0:21] MEE002: YEAH FORGET THE PANEL"""
+
+
+@pytest.mark.parametrize(
+    ("question", "key", "wrong", "right"),
+    [
+        ("Who proposed a strap made from recycled leather, and what would it cost?", "proposed_by", "MEE003", "MEE002"),
+        ("Who suggested a solar panel on the lid, and who rejected it?", "suggested_by", "FEE001", "MEE003"),
+        ("Who wanted the strap made of recycled leather?", "speaker", "FEE001", "MEE002"),
+    ],
+)
+def test_a_speaker_who_never_says_what_the_question_asks_about_is_doubted(
+    question: str, key: str, wrong: str, right: str
+) -> None:
+    assert ("speaker_mismatch", f"$.{key}") in codes({key: wrong, "extra_cost_eur": 2}, DESIGN, question)
+    assert ("speaker_mismatch", f"$.{key}") not in codes({key: right, "extra_cost_eur": 2}, DESIGN, question)
+
+
+def test_a_question_too_vague_to_name_a_topic_raises_nothing() -> None:
+    assert ("speaker_mismatch", "$.chair") not in codes({"chair": "MEE003"}, DESIGN, "Who chaired it?")
