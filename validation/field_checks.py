@@ -29,7 +29,15 @@ from rapidfuzz import fuzz
 
 from validation.field_hints import hint_for
 from validation.neighbour_checks import check_corrected, check_list_gaps, check_other_article, check_speaker_topic
-from validation.readings import FieldHint, close, field_words, parse_unit, quantity_mentions, to_decimal
+from validation.readings import (
+    FieldHint,
+    close,
+    field_words,
+    number_mentions,
+    parse_unit,
+    quantity_mentions,
+    to_decimal,
+)
 
 # Words a field name uses, and the words a text uses for the same thing. Small on purpose: the checks flag,
 # a person decides.
@@ -187,7 +195,15 @@ def check_field_ties(
     question: str = "",
 ) -> None:
     text = layout.text
-    names = [leaf.value for leaf in leaves if isinstance(leaf.value, str) and shape_of(leaf.value) == "name"]
+    names = [
+        leaf.value
+        for leaf in leaves
+        if isinstance(leaf.value, str) and shape_of(leaf.value) == "name" and leaf.value.strip() not in speakers
+    ]  # a speaker label is blanked out of the transcript's lines: it names no entity there
+    object_names: dict[str, list[str]] = {}  # an object's own names: another object's say nothing of its nulls
+    for leaf in leaves:
+        if isinstance(leaf.value, str) and leaf.parent != "$":
+            object_names.setdefault(leaf.parent, []).append(leaf.value)
     for leaf in leaves:
         hint = hint_for(hints, leaf.path, leaf.key)
         place = spans.get(leaf.path)
@@ -205,7 +221,8 @@ def check_field_ties(
         if isinstance(value, bool):
             _check_boolean(leaf, hint, layout, spans, doubt)
         if value is None or value == []:
-            _check_absent(leaf, hint, layout, doubt, names) or _check_absent_date(leaf, hint, layout, leaves, doubt)
+            own_names = names if leaf.parent == "$" else [n for n in object_names.get(leaf.parent, ()) if n in names]
+            _check_absent(leaf, hint, layout, doubt, own_names) or _check_absent_date(leaf, hint, layout, leaves, doubt)
         if isinstance(value, str):
             _check_copy(leaf, hint, text, doubt)
             _check_letters(leaf, layout, doubt)
@@ -480,6 +497,7 @@ def _check_absent_date(leaf: LeafLike, hint: FieldHint, layout: LayoutLike, leav
 
 def _check_absent(leaf: LeafLike, hint: FieldHint, layout: LayoutLike, doubt: Doubt, names: list[str]) -> bool:
     words = {w for w in field_words(hint.key) if len(w) >= 5 and w not in _GENERIC}
+    words = {w[:-1] if w.endswith("s") and len(w) > 5 else w for w in words}  # "colours" is written "colour" too
     if not words:
         return False
     for offset in _field_places(words, layout.text)[:8]:
@@ -487,8 +505,9 @@ def _check_absent(leaf: LeafLike, hint: FieldHint, layout: LayoutLike, doubt: Do
         about = (clause + " " + (layout.paragraph_head(offset) if hasattr(layout, "paragraph_head") else "")).lower()
         if names and not any(name.lower() in about for name in names[:8]):
             continue  # another entity's deadline or price says nothing of this one's
-        if hint.unit or hint.currency is not None or hint.is_count:
-            stated = re.search(r"\d", clause)
+        if hint.unit or hint.currency is not None or hint.is_count or hint.is_number:
+            counted = clause if "year" in field_words(hint.key) else _YEARS.sub(" ", clause)  # "a 1998 novel"
+            stated = re.search(r"\d", counted) or (layout.is_transcript and _spelled_in(clause))
         elif hint.is_time or "deadline" in words or "date" in field_words(hint.key):
             stated = re.search(r"\d|\b(?:monday|tuesday|wednesday|thursday|friday|tomorrow|tonight|next week)\b",
                                clause, re.IGNORECASE)  # fmt: skip
@@ -502,6 +521,14 @@ def _check_absent(leaf: LeafLike, hint: FieldHint, layout: LayoutLike, doubt: Do
             )
             return True
     return False
+
+
+_YEARS = re.compile(r"\b(?:1[5-9]|20)\d\d\b")
+
+
+def _spelled_in(clause: str) -> bool:
+    """A number in words in a line of a meeting ("ONE SPECIAL COLOUR")."""
+    return any(how != "decimal comma" for _, _, _, how in number_mentions(clause))
 
 
 _ITEM_SEPARATORS = re.compile(r"\s*(?:[,;|\n]|\s/\s)\s*")

@@ -25,10 +25,16 @@ def _schema(value: Any) -> dict[str, Any]:
     return {"type": ["string", "null"]}
 
 
-def codes(truth: dict[str, Any], context: str, question: str = "", evidence: dict[str, Any] | None = None) -> set:
+def codes(
+    truth: dict[str, Any],
+    context: str,
+    question: str = "",
+    evidence: dict[str, Any] | None = None,
+    schema: dict[str, Any] | None = None,
+) -> set:
     parsed, problems = parse_evidence_map(evidence or {})
     assert not problems
-    result = check_evidence(truth, context, parsed, field_hints(truth, _schema(truth)), question)
+    result = check_evidence(truth, context, parsed, field_hints(truth, schema or _schema(truth)), question)
     return {(issue.code, issue.path) for issue in result.issues}
 
 
@@ -238,3 +244,58 @@ def test_a_speaker_who_never_says_what_the_question_asks_about_is_doubted(
 
 def test_a_question_too_vague_to_name_a_topic_raises_nothing() -> None:
     assert ("speaker_mismatch", "$.chair") not in codes({"chair": "MEE003"}, DESIGN, "Who chaired it?")
+
+
+# ---- a number claimed absent that the text states ----------------------------------------------------------
+
+TOWN = (
+    "Elsford\nElsford is a market town on the river Wend. The population was 14,300 at the 2011 census.\n\n"
+    "Wend Valley\nThe Wend Valley has three villages. Its first school opened in 1872."
+)
+TALLY = """[0:01] FEE001: HOW MANY COLOURS DO WE WANT FOR THE CASE
+[0:04] MEE002: JUST TWO COLOURS FOR THE CASE
+[0:07] FEE001: OKAY AND THE SHAPE
+[0:09] MEE003: DOUBLE CURVED"""
+NUMBER_OR_NULL = {"type": ["integer", "null"]}
+
+
+@pytest.mark.parametrize(
+    ("wrong", "right", "context", "schema", "path"),
+    [
+        (
+            {"town": "Elsford", "population": None, "river": "Wend"},
+            {"town": "Elsford", "population": 14300, "river": "Wend"},
+            TOWN,
+            {"type": "object", "properties": {"town": {"type": "string"}, "population": NUMBER_OR_NULL,
+                                              "river": {"type": "string"}}},
+            "$.population",
+        ),
+        (
+            {"case_colours": None, "case_shape": "double curved"},
+            {"case_colours": 2, "case_shape": "double curved"},
+            TALLY,
+            {"type": "object", "properties": {"case_colours": NUMBER_OR_NULL, "case_shape": {"type": "string"}}},
+            "$.case_colours",
+        ),
+    ],
+)  # fmt: skip
+def test_a_number_claimed_absent_that_the_text_states_is_doubted(
+    wrong: dict[str, Any], right: dict[str, Any], context: str, schema: dict[str, Any], path: str
+) -> None:
+    absent = {path: "absent"}
+    assert ("absent_but_stated", path) in codes(wrong, context, evidence=absent, schema=schema)
+    assert ("absent_but_stated", path) not in codes(right, context, schema=schema)
+
+
+def test_a_year_is_no_statement_of_a_count() -> None:
+    schema = {"type": "object", "properties": {"valley": {"type": "string"}, "schools": NUMBER_OR_NULL}}
+    truth = {"valley": "Wend Valley", "schools": None}
+    assert ("absent_but_stated", "$.schools") not in codes(truth, TOWN, evidence={"$.schools": "absent"}, schema=schema)
+
+
+def test_another_objects_count_is_no_statement_of_this_ones() -> None:
+    items = {"type": "object", "properties": {"town": {"type": "string"}, "population": NUMBER_OR_NULL}}
+    schema = {"type": "object", "properties": {"towns": {"type": "array", "items": items}}}
+    truth = {"towns": [{"town": "Elsford", "population": 14300}, {"town": "Wend Valley", "population": None}]}
+    evidence = {"$.towns[1].population": "absent"}
+    assert ("absent_but_stated", "$.towns[1].population") not in codes(truth, TOWN, evidence=evidence, schema=schema)
