@@ -195,6 +195,7 @@ def check_field_ties(
     question: str = "",
 ) -> None:
     text = layout.text
+    spans = _narrowed(leaves, spans, text)
     names = [
         leaf.value
         for leaf in leaves
@@ -304,6 +305,17 @@ def _check_scale(leaf: LeafLike, hint: FieldHint, text: str, place: tuple[int, i
         f"say it counts {match.group(2).lower()}s",
         leaf.path,
     )
+
+
+def _narrowed(leaves: list[Any], spans: dict[str, tuple[int, int]], text: str) -> dict[str, tuple[int, int]]:
+    """Every number's place narrowed to the number itself: a curator's quote ("4,000 capacity (3,677 seated)")
+    holds the words of other fields too."""
+    narrowed = dict(spans)
+    for leaf in leaves:
+        place = spans.get(leaf.path)
+        if place is not None and isinstance(leaf.value, int | float) and not isinstance(leaf.value, bool):
+            narrowed[leaf.path] = _narrow(text, place, leaf.value)
+    return narrowed
 
 
 def _narrow(text: str, place: tuple[int, int], value: Any) -> tuple[int, int]:

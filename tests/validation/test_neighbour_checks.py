@@ -299,3 +299,33 @@ def test_another_objects_count_is_no_statement_of_this_ones() -> None:
     truth = {"towns": [{"town": "Elsford", "population": 14300}, {"town": "Wend Valley", "population": None}]}
     evidence = {"$.towns[1].population": "absent"}
     assert ("absent_but_stated", "$.towns[1].population") not in codes(truth, TOWN, evidence=evidence, schema=schema)
+
+
+# ---- a curator's quote that holds the words of other fields -------------------------------------------------
+
+HALL = "The Wend Hall is a 3,200 capacity (2,750 seated) concert hall in Elsford that opened in 1931."
+
+
+@pytest.mark.parametrize(
+    ("wrong", "right", "evidence"),
+    [
+        (
+            {"hall": "Wend Hall", "seated_capacity": 3200, "total_capacity": 2750},
+            {"hall": "Wend Hall", "seated_capacity": 2750, "total_capacity": 3200},
+            {"$.seated_capacity": "3,200 capacity (2,750 seated)"},
+        ),
+        (
+            {"hall": "Wend Hall", "seated_capacity": 3200, "total_capacity": 2750},
+            {"hall": "Wend Hall", "seated_capacity": 2750, "total_capacity": 3200},
+            {"$.total_capacity": "3,200 capacity (2,750 seated)", "$.seated_capacity": "3,200 capacity (2,750 seated)"},
+        ),
+    ],
+)
+def test_a_number_is_read_where_it_stands_in_a_longer_quote(
+    wrong: dict[str, Any], right: dict[str, Any], evidence: dict[str, Any]
+) -> None:
+    found = codes(wrong, HALL, evidence=evidence)
+    assert {c for c in found if c[0] in ("value_from_other_phrase", "possible_swap") and c[1] == "$.seated_capacity"}
+    assert not {
+        c for c in codes(right, HALL, evidence=evidence) if c[0] in ("value_from_other_phrase", "possible_swap")
+    }
