@@ -28,7 +28,13 @@ from typing import Any, Protocol
 from rapidfuzz import fuzz
 
 from validation.field_hints import hint_for
-from validation.neighbour_checks import check_corrected, check_list_gaps, check_other_article, check_speaker_topic
+from validation.neighbour_checks import (
+    check_corrected,
+    check_list_gaps,
+    check_other_article,
+    check_other_event,
+    check_speaker_topic,
+)
 from validation.readings import (
     FieldHint,
     close,
@@ -219,6 +225,8 @@ def check_field_ties(
             number = to_decimal(value)
             if number is not None:
                 check_corrected(leaf, number, place, layout, doubt)
+            if leaf.key:
+                check_other_event(field_words(leaf.key), leaf, place, text, doubt)
         if isinstance(value, bool):
             _check_boolean(leaf, hint, layout, spans, doubt)
         if value is None or value == []:

@@ -330,3 +330,78 @@ def check_speaker_topic(
             f"{' or '.join(leaders)}, who says it",
             path,
         )
+
+
+# ---- a year or number from the phrase of another event ------------------------------------------------------
+
+# Events a field's key can name, by the words (stems) a text writes them with. A value standing by the words of
+# another event, and not of its own, is most likely that other event's ("set in 1912" for a publication year).
+_EVENTS: dict[str, tuple[str, ...]] = {
+    "publication": ("publish", "publicat"),
+    "setting": ("is set", "was set", "takes place", "took place", "set in"),
+    "birth": ("born", "birth"),
+    "death": ("died", "death", "dies"),
+    "founding": ("founded", "founding", "establish", "formed", "first given", "inaugurat", "incorporat"),
+    "opening": ("opened", "opening", "opens"),
+    "completion": ("complet", "built", "construct", "finished"),
+    "release": ("released", "release", "premiere", "aired", "debut"),
+    "award": ("won", "wins", "award", "prize won"),
+}
+_KEY_EVENTS: dict[str, str] = {
+    "published": "publication", "publication": "publication", "publish": "publication", "born": "birth",
+    "birth": "birth", "died": "death", "death": "death", "founded": "founding", "founding": "founding",
+    "established": "founding", "formed": "founding", "formation": "founding", "opened": "opening",
+    "opening": "opening", "completed": "completion", "completion": "completion", "built": "completion",
+    "released": "release", "release": "release", "premiere": "release", "premiered": "release",
+}  # fmt: skip
+_NOW = ("current", "currently", "now", "present", "today", "still")
+_BEFORE = ("originally", "original", "formerly", "former", "previously", "initially", "at first", "founding")
+_CLAUSE_BREAK = re.compile(r"[.;!?\n]|,\s")
+
+
+def _has(window: str, stems: tuple[str, ...]) -> str | None:
+    for stem in stems:
+        if re.search(rf"(?<![\w-]){re.escape(stem)}", window):  # "Norwegian-born" is no birth
+            return stem
+    return None
+
+
+def _window(text: str, start: int, end: int) -> str:
+    """The words around a value in its own clause: up to 60 characters before it, back to the last comma or full
+    stop, and to the next comma or full stop after it."""
+    head = text[max(0, start - 60) : start]
+    cuts = [m.end() for m in re.finditer(r"[.;!?,]\s|\n", head)]
+    head = head[cuts[-1] :] if cuts else head
+    tail = text[end : end + 40]
+    stop = _CLAUSE_BREAK.search(tail)
+    return (head + " " + (tail[: stop.start()] if stop else tail)).lower()
+
+
+def check_other_event(key_words: frozenset[str], leaf: Any, place: tuple[int, int], text: str, doubt: Any) -> None:
+    """A value whose field names an event (`publication_year`) standing by the words of another event and none of
+    its own ("set in a shipyard in 1912"); or a field of now (`current_members`) whose value stands by "originally"
+    (or the other way round)."""
+    window = _window(text, *place)
+    wanted = {_KEY_EVENTS[w] for w in key_words if w in _KEY_EVENTS}
+    if wanted:
+        written = {event for event, stems in _EVENTS.items() if _has(window, stems)}
+        if written and not written & wanted:
+            other = sorted(written)[0]
+            doubt(
+                "value_from_other_phrase",
+                f"{_value(leaf.value)} stands by the words of another event ({_has(window, _EVENTS[other])!r}: "
+                f"{' '.join(window.split())[:90]!r}), not of the {sorted(wanted)[0]} {leaf.key!r} asks for",
+                leaf.path,
+            )
+            return
+    now, before = bool(set(_NOW) & key_words), bool(set(_BEFORE) & key_words)
+    if now != before:
+        said_now, said_before = _has(window, _NOW), _has(window, _BEFORE)
+        against = said_before if now and not said_now else said_now if before and not said_before else None
+        if against:
+            doubt(
+                "value_from_other_phrase",
+                f"{_value(leaf.value)} stands by {against!r} ({' '.join(window.split())[:90]!r}), but "
+                f"{leaf.key!r} asks for the {'current' if now else 'original'} value",
+                leaf.path,
+            )

@@ -329,3 +329,36 @@ def test_a_number_is_read_where_it_stands_in_a_longer_quote(
     assert not {
         c for c in codes(right, HALL, evidence=evidence) if c[0] in ("value_from_other_phrase", "possible_swap")
     }
+
+
+# ---- a year or number from the phrase of another event ----------------------------------------------------
+
+NOVELS = (
+    "Harbour Lights is a 2003 novel by Mara Quinn. It is set in a fishing village in 1921. "
+    "The Wend Bridge is a stone bridge completed in 1764. The nearby Hollin Canal was opened in 1771. "
+    "Ingrid Solvang (1912 - 1990) was a Norwegian-born astronomer. "
+    "Quill is a folk band from Elsford. Originally a five-piece group, the band currently has four members."
+)
+
+
+@pytest.mark.parametrize(
+    ("wrong", "right", "path"),
+    [
+        ({"novel": "Harbour Lights", "publication_year": 1921}, {"novel": "Harbour Lights", "publication_year": 2003},
+         "$.publication_year"),
+        ({"bridge": "Wend Bridge", "completed_year": 1771}, {"bridge": "Wend Bridge", "completed_year": 1764},
+         "$.completed_year"),
+        ({"band": "Quill", "current_members": 5}, {"band": "Quill", "current_members": 4}, "$.current_members"),
+        ({"band": "Quill", "original_members": 4}, {"band": "Quill", "original_members": 5}, "$.original_members"),
+    ],
+)  # fmt: skip
+def test_a_value_from_the_phrase_of_another_event_is_doubted(
+    wrong: dict[str, Any], right: dict[str, Any], path: str
+) -> None:
+    assert ("value_from_other_phrase", path) in codes(wrong, NOVELS)
+    assert ("value_from_other_phrase", path) not in codes(right, NOVELS)
+
+
+def test_a_compound_word_names_no_event() -> None:
+    truth = {"astronomer": "Ingrid Solvang", "birth_year": 1912, "death_year": 1990}
+    assert not {c for c in codes(truth, NOVELS) if c[0] == "value_from_other_phrase"}
