@@ -32,7 +32,14 @@ from typing import Any, NamedTuple
 from core.evidence import Evidence
 from core.verdicts import GroundingIssue, ValidationFailure
 from validation import paths
-from validation.field_checks import affinity, check_field_ties, key_meaning, mentioned, window_words
+from validation.field_checks import (
+    affinity,
+    check_field_ties,
+    key_meaning,
+    mentioned,
+    narrowed_spans,
+    window_words,
+)
 from validation.field_hints import hint_for
 from validation.grounding import NormalizedContext, is_grounded, is_negative_at, normalize_context, transcript_speakers
 from validation.normalise import matches_normalised, number_readings, same_number
@@ -558,6 +565,7 @@ def check_evidence(
         )
         result.grounded += 1
         result.support["located"] += 1
+    spans = narrowed_spans(leaves, spans, layout.text)  # a number's place, not its curator's whole quote
     _check_fields(leaves, spans, layout, anchors, result, explicit=set(evidence), object_strings=object_strings)
 
     def find(value: Any, hint: FieldHint) -> list[tuple[int, int]]:

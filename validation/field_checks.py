@@ -201,7 +201,6 @@ def check_field_ties(
     question: str = "",
 ) -> None:
     text = layout.text
-    spans = _narrowed(leaves, spans, text)
     names = [
         leaf.value
         for leaf in leaves
@@ -315,7 +314,7 @@ def _check_scale(leaf: LeafLike, hint: FieldHint, text: str, place: tuple[int, i
     )
 
 
-def _narrowed(leaves: list[Any], spans: dict[str, tuple[int, int]], text: str) -> dict[str, tuple[int, int]]:
+def narrowed_spans(leaves: list[Any], spans: dict[str, tuple[int, int]], text: str) -> dict[str, tuple[int, int]]:
     """Every number's place narrowed to the number itself: a curator's quote ("4,000 capacity (3,677 seated)")
     holds the words of other fields too."""
     narrowed = dict(spans)

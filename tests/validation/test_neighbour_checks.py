@@ -362,3 +362,25 @@ def test_a_value_from_the_phrase_of_another_event_is_doubted(
 def test_a_compound_word_names_no_event() -> None:
     truth = {"astronomer": "Ingrid Solvang", "birth_year": 1912, "death_year": 1990}
     assert not {c for c in codes(truth, NOVELS) if c[0] == "value_from_other_phrase"}
+
+
+TABLE = """| Source | Type | Tokens | Words | Docs |
+| Harbour | Code | 83.0B | 70.0B | 78.7M |
+| Gullstone | Web | 41.5B | 33.2B | 12.1M |"""
+
+
+@pytest.mark.parametrize(
+    ("wrong", "right", "quote"),
+    [
+        ({"tokens_billions": 70.0, "docs_millions": 78.7}, {"tokens_billions": 83.0, "docs_millions": 78.7},
+         "| Harbour | Code | 83.0B | 70.0B"),
+        ({"tokens_billions": 33.2, "docs_millions": 12.1}, {"tokens_billions": 41.5, "docs_millions": 12.1},
+         "| Gullstone | Web | 41.5B | 33.2B | 12.1M |"),
+    ],
+)  # fmt: skip
+def test_a_quoted_table_row_is_read_at_the_numbers_own_cell(
+    wrong: dict[str, Any], right: dict[str, Any], quote: str
+) -> None:
+    evidence = {"$.tokens_billions": quote}
+    assert ("value_in_wrong_field", "$.tokens_billions") in codes(wrong, TABLE, evidence=evidence)
+    assert ("value_in_wrong_field", "$.tokens_billions") not in codes(right, TABLE, evidence=evidence)
