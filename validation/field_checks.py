@@ -31,6 +31,7 @@ from validation.field_hints import hint_for
 from validation.neighbour_checks import (
     check_corrected,
     check_list_gaps,
+    check_number_label,
     check_other_article,
     check_other_event,
     check_speaker_topic,
@@ -206,6 +207,10 @@ def check_field_ties(
         for leaf in leaves
         if isinstance(leaf.value, str) and shape_of(leaf.value) == "name" and leaf.value.strip() not in speakers
     ]  # a speaker label is blanked out of the transcript's lines: it names no entity there
+    sibling_values: dict[str, dict[str, Any]] = {}
+    for leaf in leaves:
+        if leaf.key:
+            sibling_values.setdefault(leaf.parent, {})[leaf.key] = leaf.value
     object_names: dict[str, list[str]] = {}  # an object's own names: another object's say nothing of its nulls
     for leaf in leaves:
         if isinstance(leaf.value, str) and leaf.parent != "$":
@@ -226,6 +231,7 @@ def check_field_ties(
                 check_corrected(leaf, number, place, layout, doubt)
             if leaf.key:
                 check_other_event(field_words(leaf.key), leaf, place, text, doubt)
+                check_number_label(leaf, place, text, sibling_values.get(leaf.parent, {}), field_words, doubt)
         if isinstance(value, bool):
             _check_boolean(leaf, hint, layout, spans, doubt)
         if value is None or value == []:

@@ -405,3 +405,39 @@ def check_other_event(key_words: frozenset[str], leaf: Any, place: tuple[int, in
                 f"{leaf.key!r} asks for the {'current' if now else 'original'} value",
                 leaf.path,
             )
+
+
+# ---- a number that labels another named item ("book #23, "The Pretender"") ----------------------------------
+
+_LABEL_NUMBER = re.compile(r"(?:#|\bno\.\s?|\bnumber\s)$", re.IGNORECASE)
+_NAMED_AFTER = re.compile(r"\s*[,:]?\s*[\"“']?((?:[A-Z0-9][\w'’&-]*\s?){1,6})")
+_NUMBER_WORDS = frozenset({"number", "num", "no", "count", "index", "rank", "position", "id"})
+
+
+def check_number_label(
+    leaf: Any, place: tuple[int, int], text: str, siblings: dict[str, Any], words_of: Any, doubt: Any
+) -> None:
+    """A number written as the label of a named item ("#23, "The Pretender"") given as the number of the
+    sibling entity its field is named after (`companion_book_number` beside `companion_book`), which is another
+    item: the number belongs to the item it labels."""
+    start, end = place
+    if not _LABEL_NUMBER.search(text[max(0, start - 8) : start]) or not leaf.key:
+        return
+    named = _NAMED_AFTER.match(text, end)
+    if named is None:
+        return
+    label = named.group(1).strip().lower()
+    own = set(words_of(leaf.key)) - _NUMBER_WORDS
+    for key, value in siblings.items():
+        if key == leaf.key or not isinstance(value, str) or len(value) < 3:
+            continue
+        if set(words_of(key)) and set(words_of(key)) <= own:  # `companion_book` for `companion_book_number`
+            entity = value.strip().lower()
+            if entity not in label and label not in entity:
+                doubt(
+                    "value_from_other_entity",
+                    f"{_value(leaf.value)} labels {named.group(1).strip()!r} ({text[start - 1 : named.end()]!r}), "
+                    f"not {value!r}, the {key!r} it is given for",
+                    leaf.path,
+                )
+            return

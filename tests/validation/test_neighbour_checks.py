@@ -384,3 +384,30 @@ def test_a_quoted_table_row_is_read_at_the_numbers_own_cell(
     evidence = {"$.tokens_billions": quote}
     assert ("value_in_wrong_field", "$.tokens_billions") in codes(wrong, TABLE, evidence=evidence)
     assert ("value_in_wrong_field", "$.tokens_billions") not in codes(right, TABLE, evidence=evidence)
+
+
+# ---- a number that labels another named item ---------------------------------------------------------------
+
+SERIES = (
+    'Tidewater Tales is the third companion book to the "Harbour" series. It takes place before book #12, '
+    '"The Lighthouse", and after No. 9 Salt Roads. Route 66 Press published it.'
+)
+
+
+@pytest.mark.parametrize(
+    ("wrong", "right", "path"),
+    [
+        ({"companion_book": "Tidewater Tales", "companion_book_number": 12},
+         {"companion_book": "The Lighthouse", "companion_book_number": 12}, "$.companion_book_number"),
+        ({"book": "Tidewater Tales", "book_number": 9, "series": "Harbour"},
+         {"book": "Salt Roads", "book_number": 9, "series": "Harbour"}, "$.book_number"),
+    ],
+)  # fmt: skip
+def test_a_number_labelling_another_item_is_doubted(wrong: dict[str, Any], right: dict[str, Any], path: str) -> None:
+    assert ("value_from_other_entity", path) in codes(wrong, SERIES)
+    assert ("value_from_other_entity", path) not in codes(right, SERIES)
+
+
+def test_a_number_without_a_label_mark_is_left_alone() -> None:
+    truth = {"publisher": "Route 66 Press", "publisher_number": 66}
+    assert ("value_from_other_entity", "$.publisher_number") not in codes(truth, SERIES)
