@@ -34,6 +34,7 @@ from validation.neighbour_checks import (
     check_number_label,
     check_other_article,
     check_other_event,
+    check_row_number,
     check_speaker_topic,
 )
 from validation.readings import (
@@ -232,6 +233,7 @@ def check_field_ties(
             if leaf.key:
                 check_other_event(field_words(leaf.key), leaf, place, text, doubt)
                 check_number_label(leaf, place, text, sibling_values.get(leaf.parent, {}), field_words, doubt)
+            check_row_number(leaf, hint.is_count, place, layout, doubt)
         if isinstance(value, bool):
             _check_boolean(leaf, hint, layout, spans, doubt)
         if value is None or value == []:

@@ -441,3 +441,44 @@ def check_number_label(
                     leaf.path,
                 )
             return
+
+
+# ---- a row number taken as a count ------------------------------------------------------------------------------
+
+_ROW_LABEL = re.compile(r"\s*\|\s*(\d{1,4})\s*\|")  # matched at a line's start
+
+
+def _row_labels(text: str, line_start: int) -> list[int]:
+    """The numbers in the first cells of the table block holding the line at `line_start`, in order."""
+    start = text.rfind("\n\n", 0, line_start)
+    start = 0 if start < 0 else start + 2
+    end = text.find("\n\n", line_start)
+    end = len(text) if end < 0 else end
+    labels = []
+    for line in text[start:end].split("\n"):
+        found = _ROW_LABEL.match(line)
+        if found:
+            labels.append(int(found.group(1)))
+    return labels
+
+
+def check_row_number(leaf: Any, is_count: bool, place: tuple[int, int], layout: Any, doubt: Any) -> None:
+    """A count whose number is the label in the first cell of a table row numbered in sequence ("| 34 | ..." among
+    rows 25 to 34): it numbers a row, it counts nothing. Not raised when the rows are numbered from 1 and the count
+    is the last label (then the two agree)."""
+    if not is_count or not isinstance(leaf.value, int) or isinstance(leaf.value, bool):
+        return
+    text = layout.text
+    line_start, _ = layout.line(place[0])
+    found = _ROW_LABEL.match(text, line_start)
+    if found is None or found.start(1) != place[0]:
+        return
+    labels = _row_labels(text, line_start)
+    if len(labels) < 2 or labels != sorted(labels) or (labels[0] == 1 and leaf.value == len(labels)):
+        return
+    doubt(
+        "number_from_other_phrase",
+        f"{leaf.value!r} is the label of a table row (rows numbered {labels[0]} to {labels[-1]}): it numbers a row, "
+        "it counts nothing",
+        leaf.path,
+    )

@@ -411,3 +411,30 @@ def test_a_number_labelling_another_item_is_doubted(wrong: dict[str, Any], right
 def test_a_number_without_a_label_mark_is_left_alone() -> None:
     truth = {"publisher": "Route 66 Press", "publisher_number": 66}
     assert ("value_from_other_entity", "$.publisher_number") not in codes(truth, SERIES)
+
+
+# ---- a row number taken as a count ------------------------------------------------------------------------------
+
+ROWS = """Table 5 covers all 4 unit test tasks.
+
+| # | Unit test | Score |
+|---|---|---|
+| 25 | Dialog with an agent | 1.00 |
+| 26 | Pick up an object | 0.80 |
+| 27 | Search a room | 0.60 |
+| 28 | Follow a moving agent | 0.40 |"""
+NUMBERED_FROM_ONE = """| # | Stage | Days |
+|---|---|---|
+| 1 | Survey | 12 |
+| 2 | Build | 40 |
+| 3 | Inspect | 3 |"""
+
+
+def test_a_row_label_taken_as_a_count_is_doubted() -> None:
+    assert ("number_from_other_phrase", "$.unit_test_count") in codes({"unit_test_count": 28, "table": 5}, ROWS)
+    assert ("number_from_other_phrase", "$.num_tasks") in codes({"num_tasks": 27, "best_task": "Search a room"}, ROWS)
+    assert ("number_from_other_phrase", "$.unit_test_count") not in codes({"unit_test_count": 4, "table": 5}, ROWS)
+
+
+def test_rows_numbered_from_one_agree_with_their_count() -> None:
+    assert ("number_from_other_phrase", "$.stage_count") not in codes({"stage_count": 3, "days": 40}, NUMBERED_FROM_ONE)
