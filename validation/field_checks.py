@@ -30,6 +30,7 @@ from rapidfuzz import fuzz
 from validation.field_hints import hint_for
 from validation.neighbour_checks import (
     check_corrected,
+    check_cross_pairing,
     check_list_gaps,
     check_number_label,
     check_other_article,
@@ -252,6 +253,7 @@ def check_field_ties(
     _check_counts(leaves, containers, hints, doubt)
     _check_bounds(leaves, doubt)
     _check_swaps(leaves, spans, text, hints, doubt)
+    check_cross_pairing(leaves, spans, doubt)
     _check_other_phrase(leaves, spans, layout, hints, find, doubt, names)
     if not layout.is_transcript:
         check_other_article(

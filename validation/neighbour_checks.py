@@ -482,3 +482,60 @@ def check_row_number(leaf: Any, is_count: bool, place: tuple[int, int], layout: 
         "it counts nothing",
         leaf.path,
     )
+
+
+# ---- two values paired with the wrong entity across objects -----------------------------------------------------
+
+PAIRING_RATIO = 0.6  # crossed pairs this much closer in the text than the pairs given: likely swapped
+
+
+def _objects(leaves: list[Any], spans: dict[str, tuple[int, int]]) -> list[list[dict[str, Any]]]:
+    """Groups of objects with the same fields: the objects of one array or one parent, and the root's fields
+    grouped by their first word (`offered_name`, `offered_held_at` / `sought_name`, `sought_held_at`). Each
+    object maps a field to its leaf; only located leaves count."""
+    by_parent: dict[str, dict[str, Any]] = {}
+    roots: dict[str, dict[str, Any]] = {}
+    for leaf in leaves:
+        if not leaf.key or leaf.path not in spans or isinstance(leaf.value, bool):
+            continue
+        if leaf.parent == "$":
+            head, _, rest = leaf.key.partition("_")
+            if rest:
+                roots.setdefault(head, {})[rest] = leaf
+        else:
+            by_parent.setdefault(leaf.parent, {})[leaf.key] = leaf
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for parent, fields in by_parent.items():
+        container = re.sub(r"(\[\d+\]|\.[^.\[]+)$", "", parent)  # `$.a[0]` and `$.a[1]`, `$.x.p` and `$.x.q`
+        groups.setdefault(container, []).append(fields)
+    groups["$ by prefix"] = list(roots.values())
+    return [objects for objects in groups.values() if len(objects) >= 2]
+
+
+def check_cross_pairing(leaves: list[Any], spans: dict[str, tuple[int, int]], doubt: Any) -> None:
+    """Two objects of one kind whose values of two fields are each written next to the other object's value: the
+    offered prisoner's name beside the place where the other one is held. The pairs given are far apart in the
+    text and the crossed pairs close: the values are likely swapped between the objects."""
+    for objects in _objects(leaves, spans):
+        for i, first in enumerate(objects):
+            for second in objects[i + 1 :]:
+                keys = sorted(set(first) & set(second))
+                for n, key_a in enumerate(keys):
+                    for key_b in keys[n + 1 :]:
+                        a1, b1, a2, b2 = first[key_a], first[key_b], second[key_a], second[key_b]
+                        if a1.value == a2.value or b1.value == b2.value:
+                            continue
+                        given = _gap(spans[a1.path], spans[b1.path]) + _gap(spans[a2.path], spans[b2.path])
+                        crossed = _gap(spans[a1.path], spans[b2.path]) + _gap(spans[a2.path], spans[b1.path])
+                        if crossed < PAIRING_RATIO * given:
+                            message = (
+                                f"{_value(b1.value)} and {_value(b2.value)} are each written beside the other "
+                                f"object's {key_a!r} ({_value(a2.value)}, {_value(a1.value)}): swapped between objects?"
+                            )
+                            doubt("possible_swap", message, b1.path)
+                            doubt("possible_swap", message, b2.path)
+                            return
+
+
+def _gap(a: tuple[int, int], b: tuple[int, int]) -> int:
+    return max(0, max(a[0], b[0]) - min(a[1], b[1]))

@@ -438,3 +438,45 @@ def test_a_row_label_taken_as_a_count_is_doubted() -> None:
 
 def test_rows_numbered_from_one_agree_with_their_count() -> None:
     assert ("number_from_other_phrase", "$.stage_count") not in codes({"stage_count": 3, "days": 40}, NUMBERED_FROM_ONE)
+
+
+# ---- two values paired with the wrong entity across objects -----------------------------------------------------
+
+EXCHANGE = (
+    "The commissioner is directed to offer Colonel Avery, now a prisoner of war in Fort Delmar, in exchange for "
+    "Captain Hale, who is held as a prisoner at Lynchburg. The messenger travels under a flag of truce."
+)
+STANDARDS = (
+    "In March 2021 the board issued a standard on lease disclosures. We adopted it in our fiscal year 2023 report. "
+    "In June 2021 the board issued a standard on pension disclosures. We expect to adopt it in fiscal year 2025."
+)
+
+
+@pytest.mark.parametrize(
+    ("wrong", "right", "context"),
+    [
+        ({"offered": {"name": "Captain Hale", "held_at": "Fort Delmar"},
+          "sought": {"name": "Colonel Avery", "held_at": "Lynchburg"}},
+         {"offered": {"name": "Colonel Avery", "held_at": "Fort Delmar"},
+          "sought": {"name": "Captain Hale", "held_at": "Lynchburg"}}, EXCHANGE),
+        ({"offered_name": "Captain Hale", "offered_held_at": "Fort Delmar",
+          "sought_name": "Colonel Avery", "sought_held_at": "Lynchburg"},
+         {"offered_name": "Colonel Avery", "offered_held_at": "Fort Delmar",
+          "sought_name": "Captain Hale", "sought_held_at": "Lynchburg"}, EXCHANGE),
+        ({"standards": [{"topic": "lease", "issued": "March 2021", "adopted_fiscal_year": 2025},
+                        {"topic": "pension", "issued": "June 2021", "adopted_fiscal_year": 2023}]},
+         {"standards": [{"topic": "lease", "issued": "March 2021", "adopted_fiscal_year": 2023},
+                        {"topic": "pension", "issued": "June 2021", "adopted_fiscal_year": 2025}]}, STANDARDS),
+    ],
+)  # fmt: skip
+def test_values_paired_with_the_other_objects_entity_are_doubted(
+    wrong: dict[str, Any], right: dict[str, Any], context: str
+) -> None:
+    assert {c for c in codes(wrong, context) if c[0] == "possible_swap"}
+    assert not {c for c in codes(right, context) if c[0] == "possible_swap"}
+
+
+def test_values_given_with_respectively_are_not_crossed() -> None:
+    context = "Avery and Hale were born in 1821 and 1830 respectively, in Lynchburg and Fort Delmar."
+    truth = {"people": [{"name": "Avery", "born": 1821}, {"name": "Hale", "born": 1830}]}
+    assert not {c for c in codes(truth, context) if c[0] == "possible_swap"}
