@@ -29,6 +29,7 @@ from rapidfuzz import fuzz
 
 from validation.field_hints import hint_for
 from validation.neighbour_checks import (
+    check_comparison,
     check_corrected,
     check_cross_pairing,
     check_list_gaps,
@@ -254,6 +255,7 @@ def check_field_ties(
     _check_bounds(leaves, doubt)
     _check_swaps(leaves, spans, text, hints, doubt)
     check_cross_pairing(leaves, spans, doubt)
+    check_comparison(leaves, field_words, doubt)
     _check_other_phrase(leaves, spans, layout, hints, find, doubt, names)
     if not layout.is_transcript:
         check_other_article(

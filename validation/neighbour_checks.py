@@ -16,7 +16,7 @@ import re
 from decimal import Decimal
 from typing import Any
 
-from validation.readings import number_mentions
+from validation.readings import number_mentions, to_decimal
 
 # Words that take back what was just said and put another figure in its place.
 _CORRECTION = re.compile(
@@ -539,3 +539,82 @@ def check_cross_pairing(leaves: list[Any], spans: dict[str, tuple[int, int]], do
 
 def _gap(a: tuple[int, int], b: tuple[int, int]) -> int:
     return max(0, max(a[0], b[0]) - min(a[1], b[1]))
+
+
+# ---- a comparison answered against the answer's own values -------------------------------------------------------
+
+_HIGHER = {"younger", "later", "latest", "longer", "longest", "larger", "largest", "bigger", "biggest", "taller",
+           "tallest", "higher", "highest", "more", "most", "greater", "greatest", "newer", "newest"}  # fmt: skip
+_LOWER = {"older", "oldest", "earlier", "earliest", "first", "shorter", "shortest", "smaller", "smallest",
+          "lower", "lowest", "fewer", "fewest", "less", "least"}  # fmt: skip
+_TIME_COMPARATIVES = {"younger", "older", "youngest", "oldest", "earlier", "earliest", "later", "latest", "first",
+                      "last", "newer", "newest", "born", "before", "after"}  # fmt: skip
+_DATE_WORDS = {"birth", "born", "date", "year", "founded", "formed", "published", "released", "opened", "dob"}
+_ISO = re.compile(r"\d{4}(?:-\d{2}(?:-\d{2})?)?")
+
+
+def _order_value(value: Any) -> Any:
+    if isinstance(value, str):
+        return value.strip() if _ISO.fullmatch(value.strip()) else None
+    return to_decimal(value)
+
+
+def _comparison(key_words: frozenset[str]) -> str | None:
+    """'max' or 'min': which of the compared values the field's comparative picks (for birth dates or years,
+    the younger is the later one)."""
+    if key_words & _HIGHER:
+        return "max"
+    if key_words & _LOWER:
+        return "min"
+    return None
+
+
+def _split_key(key: str) -> list[str]:
+    return [w for w in re.split(r"[^a-z0-9]+", re.sub(r"([a-z])([A-Z])", r"\1_\2", key).lower()) if w]
+
+
+def check_comparison(leaves: list[Any], words_of: Any, doubt: Any) -> None:
+    """A comparative field (`younger`, `born_first`, `longer`) naming one of two entities while the answer's own
+    values of the two (`annie_morton_birth_year` 1970, `terry_richardson_birth_year` 1965) say the other: the
+    answer contradicts itself. The two values are fields that end alike (`_birth_year`) and begin with a word of
+    each entity's name."""
+    root = [leaf for leaf in leaves if leaf.parent == "$" and leaf.key]
+    ordered = [(leaf, _order_value(leaf.value)) for leaf in root if not isinstance(leaf.value, bool)]
+    ordered = [(leaf, order) for leaf, order in ordered if order is not None]
+    for leaf in root:
+        picks = _comparison(words_of(leaf.key)) if isinstance(leaf.value, str) else None
+        named = {w.lower() for w in re.findall(r"[A-Za-z]{3,}", leaf.value)} if picks else set()
+        if not named:
+            continue
+        key_words = words_of(leaf.key)
+        for i, (x, x_order) in enumerate(ordered):
+            for y, y_order in ordered[i + 1 :]:
+                if type(x_order) is not type(y_order) or x_order == y_order:
+                    continue  # a date and a number do not compare
+                wx, wy = _split_key(x.key), _split_key(y.key)
+                size = 0
+                while size < min(len(wx), len(wy)) - 1 and wx[-1 - size] == wy[-1 - size]:
+                    size += 1
+                if not size:
+                    continue
+                attribute = set(wx[-size:])
+                mine = [bool(set(wx[:-size]) & named), bool(set(wy[:-size]) & named)]
+                if mine.count(True) != 1:
+                    continue
+                if bool(key_words & _TIME_COMPARATIVES) != bool(attribute & (_DATE_WORDS | {"age"})):
+                    continue  # "longer" compares lengths, not years; "earlier" compares dates, not lengths
+                if attribute & {"death", "died"} and key_words & {"born", "birth", "older", "younger", "oldest"}:
+                    continue  # death years say nothing of who was born first
+                direction = picks
+                if "age" in attribute and key_words & {"younger", "older", "youngest", "oldest"}:
+                    direction = "min" if picks == "max" else "max"  # the younger has the lower age
+                values = [x_order, y_order]
+                winner = (max if direction == "max" else min)(range(2), key=lambda n: values[n])
+                if not mine[winner]:
+                    doubt(
+                        "comparison_against_values",
+                        f"{leaf.value!r} is given as {leaf.key!r}, but the answer's own values say the other: "
+                        f"{x.key} {x_order}, {y.key} {y_order}",
+                        leaf.path,
+                    )
+                    return

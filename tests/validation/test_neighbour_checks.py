@@ -480,3 +480,38 @@ def test_values_given_with_respectively_are_not_crossed() -> None:
     context = "Avery and Hale were born in 1821 and 1830 respectively, in Lynchburg and Fort Delmar."
     truth = {"people": [{"name": "Avery", "born": 1821}, {"name": "Hale", "born": 1830}]}
     assert not {c for c in codes(truth, context) if c[0] == "possible_swap"}
+
+
+# ---- a comparison answered against the answer's own values ------------------------------------------------------
+
+PEOPLE = (
+    "Mara Quinn (born 12 May 1970) is a Cornish author. Tom Varga (born 3 June 1965) is an illustrator. "
+    "The Hollin Canal is 26 miles long; the Wend Bridge is 212 metres long."
+)
+
+
+@pytest.mark.parametrize(
+    ("wrong", "right"),
+    [
+        ({"younger": "Tom Varga", "mara_quinn_birth_year": 1970, "tom_varga_birth_year": 1965},
+         {"younger": "Mara Quinn", "mara_quinn_birth_year": 1970, "tom_varga_birth_year": 1965}),
+        ({"born_first": "Mara Quinn", "quinn_birth_date": "1970-05-12", "varga_birth_date": "1965-06-03"},
+         {"born_first": "Tom Varga", "quinn_birth_date": "1970-05-12", "varga_birth_date": "1965-06-03"}),
+        ({"longer": "Wend Bridge", "canal_length_km": 41.8, "bridge_length_km": 0.212},
+         {"longer": "Hollin Canal", "canal_length_km": 41.8, "bridge_length_km": 0.212}),
+    ],
+)  # fmt: skip
+def test_a_comparison_its_own_values_contradict_is_doubted(wrong: dict[str, Any], right: dict[str, Any]) -> None:
+    path = "$." + next(iter(wrong))
+    assert ("comparison_against_values", path) in codes(wrong, PEOPLE)
+    assert ("comparison_against_values", path) not in codes(right, PEOPLE)
+
+
+def test_death_years_say_nothing_of_who_was_born_first() -> None:
+    truth = {"born_first": "Tom Varga", "quinn_death_year": 2040, "varga_death_year": 2050}
+    assert ("comparison_against_values", "$.born_first") not in codes(truth, PEOPLE)
+
+
+def test_a_length_comparison_ignores_years() -> None:
+    truth = {"longer": "Hollin Canal", "bridge_completed_year": 1771, "canal_opened_year": 1764}
+    assert ("comparison_against_values", "$.longer") not in codes(truth, PEOPLE)
