@@ -32,6 +32,7 @@ from validation.neighbour_checks import (
     check_comparison,
     check_corrected,
     check_cross_pairing,
+    check_labels,
     check_list_gaps,
     check_number_label,
     check_other_article,
@@ -256,6 +257,8 @@ def check_field_ties(
     _check_swaps(leaves, spans, text, hints, doubt)
     check_cross_pairing(leaves, spans, doubt)
     check_comparison(leaves, field_words, doubt)
+    if not layout.is_transcript and hasattr(layout, "label"):
+        check_labels(leaves, spans, layout, doubt)
     _check_other_phrase(leaves, spans, layout, hints, find, doubt, names)
     if not layout.is_transcript:
         check_other_article(

@@ -618,3 +618,46 @@ def check_comparison(leaves: list[Any], words_of: Any, doubt: Any) -> None:
                         leaf.path,
                     )
                     return
+
+
+# ---- a value under a label that names another field than the one another label names -----------------------------
+
+_LINE_LABEL = re.compile(r"^[ \t*#>-]*([A-Z][A-Za-z /&()-]{1,40}):", re.MULTILINE)
+_NAME_KEYS = {"name", "person", "full_name", "title"}
+
+
+def _label_stems(text: str) -> set[str]:
+    return {w.lower()[:5] for w in re.findall(r"[A-Za-z]{2,}", text) if w.lower() not in _QUESTION_STOP}
+
+
+def _field_name(leaf: Any) -> str | None:
+    """The name a value's field goes by: its key, or for an array's item (or an item's `name`) the array's key."""
+    if leaf.key and leaf.key not in _NAME_KEYS:
+        return leaf.key
+    match = re.search(r"\.([^.\[]+)\[\d+\](?:\.[^.\[]+)?$", leaf.path)
+    return match.group(1) if match else leaf.key
+
+
+def check_labels(leaves: list[Any], spans: dict[str, tuple[int, int]], layout: Any, doubt: Any) -> None:
+    """A value written after a label ("Co-Authors: Russell Bennett") that names its field less than another label
+    of the document does ("Presenting Author:" for `presenter`): it is likely taken from the neighbouring field."""
+    text = layout.text
+    labels = {m.group(1).strip() for m in _LINE_LABEL.finditer(text)}
+    if len(labels) < 2:
+        return
+    for leaf in leaves:
+        if leaf.path not in spans or not isinstance(leaf.value, str):
+            continue
+        label = layout.label(spans[leaf.path][0]).strip()
+        name = _field_name(leaf)
+        if not label or label not in labels or not name:
+            continue
+        wanted = _label_stems(name.replace("_", " "))
+        here = len(wanted & _label_stems(label))
+        best = max(labels - {label}, key=lambda other: len(wanted & _label_stems(other)))
+        if len(wanted & _label_stems(best)) > here:
+            doubt(
+                "value_in_wrong_field",
+                f"{_value(leaf.value)} stands under {label!r}, while the label {best!r} names {name!r}",
+                leaf.path,
+            )

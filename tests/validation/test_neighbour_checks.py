@@ -515,3 +515,32 @@ def test_death_years_say_nothing_of_who_was_born_first() -> None:
 def test_a_length_comparison_ignores_years() -> None:
     truth = {"longer": "Hollin Canal", "bridge_completed_year": 1771, "canal_opened_year": 1764}
     assert ("comparison_against_values", "$.longer") not in codes(truth, PEOPLE)
+
+
+# ---- a value under a label that names another field ----------------------------------------------------------------
+
+MINUTES = """Wend Valley Rowing Club - Annual Meeting
+
+Chair: Ann Reed, Elsford
+Secretary: Ben Ashe, Saltmouth
+Treasurer: Cara Voss, Elsford
+Apologies: Tom Pell"""
+
+
+@pytest.mark.parametrize(
+    ("wrong", "right", "path"),
+    [
+        ({"chair": "Ben Ashe", "club": "Wend Valley Rowing Club"},
+         {"chair": "Ann Reed", "club": "Wend Valley Rowing Club"}, "$.chair"),
+        ({"treasurer": "Tom Pell", "secretary": "Ben Ashe"}, {"treasurer": "Cara Voss", "secretary": "Ben Ashe"},
+         "$.treasurer"),
+        ({"apologies": [{"name": "Cara Voss"}]}, {"apologies": [{"name": "Tom Pell"}]}, "$.apologies[0].name"),
+    ],
+)  # fmt: skip
+def test_a_value_under_another_fields_label_is_doubted(wrong: dict[str, Any], right: dict[str, Any], path: str) -> None:
+    assert ("value_in_wrong_field", path) in codes(wrong, MINUTES)
+    assert ("value_in_wrong_field", path) not in codes(right, MINUTES)
+
+
+def test_a_field_no_label_names_is_left_alone() -> None:
+    assert ("value_in_wrong_field", "$.host") not in codes({"host": "Ann Reed", "town": "Elsford"}, MINUTES)
