@@ -13,7 +13,9 @@ located value, each a doubt (the gate flags it, a person decides), never a rejec
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from decimal import Decimal
+from functools import lru_cache
 from typing import Any
 
 from validation.readings import number_mentions, to_decimal
@@ -24,6 +26,9 @@ _CORRECTION = re.compile(
     r"scratch that|my maths|my math|i was wrong|not \w+ but|revised|corrected|amended|restated|updated)\b",
     re.IGNORECASE,
 )
+# A substring of every correction word above: regions without any skip the regular expression.
+_CORRECTION_HINTS = ("sorry", "mean", "wait", "rather", "correct", "make that", "oh right", "oops", "mistake",
+                     "scratch", "math", "wrong", " but", "revised", "amended", "restated", "updated")  # fmt: skip
 _DIGITS = re.compile(r"(?<![\w.])\d{1,3}(?:,\d{3})+(?:\.\d+)?|(?<![\w.])\d+(?:\.\d+)?")
 CORRECTION_LINES = 12  # transcript lines after a figure in which a correction of it is looked for
 _NEXT_LINES = 2  # lines after a correction word in which the figure it gives is looked for
@@ -56,6 +61,9 @@ def _lines_after(layout: Any, offset: int, count: int) -> tuple[int, int]:
     return offset, end
 
 
+_SENTENCE_STOP = re.compile(r"[.!?](?:\s|$)|\n")
+
+
 def _region_after(layout: Any, end: int) -> tuple[int, int]:
     """Where a correction of the figure ending at `end` would stand: the next lines of a transcript; the rest of
     the sentence and the next one in prose."""
@@ -64,7 +72,7 @@ def _region_after(layout: Any, end: int) -> tuple[int, int]:
     text = layout.text
     stop = end
     for _ in range(2):
-        found = re.compile(r"[.!?](?:\s|$)|\n").search(text, stop + 1)
+        found = _SENTENCE_STOP.search(text, stop + 1)
         stop = found.end() if found else len(text)
     return end, stop
 
@@ -75,6 +83,9 @@ def check_corrected(leaf: Any, value: Decimal, place: tuple[int, int], layout: A
     text = layout.text
     start, stop = _region_after(layout, place[1])
     region = text[start:stop]
+    lowered = region.lower()
+    if not any(word in lowered for word in _CORRECTION_HINTS):
+        return  # no correction word near: most figures, settled by a few substring searches
     for marker in _CORRECTION.finditer(region):
         at = start + marker.start()
         window_end = _lines_after(layout, at, _NEXT_LINES)[1] if layout.is_transcript else min(stop, at + 120)
@@ -175,7 +186,8 @@ _TITLE_LINE = re.compile(r"[^\n]{1,90}")
 MIN_ARTICLES = 3  # a context of titled paragraphs (HotpotQA's) has several
 
 
-def articles(text: str) -> list[tuple[int, int, str]]:
+@lru_cache(maxsize=64)
+def articles(text: str) -> tuple[tuple[int, int, str], ...]:
     """(start, end, title) of each paragraph of a context made of titled paragraphs (a short first line without
     a full stop, then the body), or [] for any other context."""
     found: list[tuple[int, int, str]] = []
@@ -186,10 +198,10 @@ def articles(text: str) -> list[tuple[int, int, str]]:
         head_end = text.find("\n", start, end)
         title = text[start:head_end].strip() if head_end > 0 else ""
         if not title or len(title.split()) > 12 or title.endswith((".", ":")) or head_end + 1 >= end:
-            return []
+            return ()
         found.append((start, end, title))
         start = end + 2
-    return found if len(found) >= MIN_ARTICLES else []
+    return tuple(found) if len(found) >= MIN_ARTICLES else ()
 
 
 def _title_name(title: str) -> str:
@@ -213,16 +225,16 @@ def check_other_article(
     """A value found only in articles that neither the question, nor any other value of the answer, nor the
     articles the answer's other values come from speak of: another entity's value ("published by Egmont USA" in
     the article of another author, given as the publisher of the series asked about)."""
-    parts = articles(text)
-    if not parts or len(spans) < 2:
+    if len(spans) < 2 or not any(isinstance(leaf.value, str) and leaf.path in spans for leaf in leaves):
         return
-    lowered = text.lower()
+    parts = articles(text)
+    if not parts:
+        return
+    starts = [start for start, _, _ in parts]
 
     def article_of(offset: int) -> int:
-        for number, (start, end, _) in enumerate(parts):
-            if start <= offset < end + 2:
-                return number
-        return -1
+        number = bisect_right(starts, offset) - 1
+        return number if number >= 0 and offset < parts[number][1] + 2 else -1
 
     asked = question.lower()
     strings = [(leaf.path, str(leaf.value).lower()) for leaf in leaves if isinstance(leaf.value, str)]
@@ -237,10 +249,10 @@ def check_other_article(
             continue  # another value of the answer comes from the same article, or the question names it
         if any(_names(value, title) or _names(title, value) for path, value in strings if path != leaf.path):
             continue  # the answer names the article's entity: it is one of the record's
-        body = lowered[parts[own][0] : parts[own][1]]
+        body = text[parts[own][0] : parts[own][1]].lower()
         if any(len(value) >= 4 and _speaks_of(body, value) for path, value in strings if path != leaf.path):
             continue  # the article speaks of one of the answer's other values
-        if any(_names(lowered[parts[n][0] : parts[n][1]], title) for n in home):
+        if any(_names(text[parts[n][0] : parts[n][1]].lower(), title) for n in home):
             continue  # an article the answer draws on leads to this one (a bridge entity)
         places = find(leaf.value, hint_of(leaf)) or [spans[leaf.path]]
         found_in = {article_of(start) for start, _ in places} | {own}
@@ -356,14 +368,20 @@ _KEY_EVENTS: dict[str, str] = {
 }  # fmt: skip
 _NOW = ("current", "currently", "now", "present", "today", "still")
 _BEFORE = ("originally", "original", "formerly", "former", "previously", "initially", "at first", "founding")
+_NOW_SET, _BEFORE_SET = frozenset(_NOW), frozenset(_BEFORE)
 _CLAUSE_BREAK = re.compile(r"[.;!?\n]|,\s")
 
 
+@lru_cache(maxsize=64)
+def _stems_pattern(stems: tuple[str, ...]) -> re.Pattern[str]:
+    return re.compile(r"(?<![\w-])(?:" + "|".join(re.escape(stem) for stem in stems) + ")")
+
+
 def _has(window: str, stems: tuple[str, ...]) -> str | None:
-    for stem in stems:
-        if re.search(rf"(?<![\w-]){re.escape(stem)}", window):  # "Norwegian-born" is no birth
-            return stem
-    return None
+    """The first of the stems the (lower-cased) window writes as the start of a word ("Norwegian-born" is no
+    birth), or None."""
+    found = _stems_pattern(stems).search(window)
+    return found.group() if found else None
 
 
 def _window(text: str, start: int, end: int) -> str:
@@ -381,8 +399,11 @@ def check_other_event(key_words: frozenset[str], leaf: Any, place: tuple[int, in
     """A value whose field names an event (`publication_year`) standing by the words of another event and none of
     its own ("set in a shipyard in 1912"); or a field of now (`current_members`) whose value stands by "originally"
     (or the other way round)."""
-    window = _window(text, *place)
     wanted = {_KEY_EVENTS[w] for w in key_words if w in _KEY_EVENTS}
+    now, before = bool(key_words & _NOW_SET), bool(key_words & _BEFORE_SET)
+    if not wanted and now == before:
+        return  # the field names no event and no time: most fields, settled by two set lookups
+    window = _window(text, *place)
     if wanted:
         written = {event for event, stems in _EVENTS.items() if _has(window, stems)}
         if written and not written & wanted:
@@ -394,7 +415,6 @@ def check_other_event(key_words: frozenset[str], leaf: Any, place: tuple[int, in
                 leaf.path,
             )
             return
-    now, before = bool(set(_NOW) & key_words), bool(set(_BEFORE) & key_words)
     if now != before:
         said_now, said_before = _has(window, _NOW), _has(window, _BEFORE)
         against = said_before if now and not said_now else said_now if before and not said_before else None
@@ -638,19 +658,25 @@ def _field_name(leaf: Any) -> str | None:
     return match.group(1) if match else leaf.key
 
 
+@lru_cache(maxsize=64)
+def _labels_of(text: str) -> frozenset[str]:
+    """The "Label:" words that open the lines of a document."""
+    return frozenset(m.group(1).strip() for m in _LINE_LABEL.finditer(text))
+
+
 def check_labels(leaves: list[Any], spans: dict[str, tuple[int, int]], layout: Any, doubt: Any) -> None:
     """A value written after a label ("Co-Authors: Russell Bennett") that names its field less than another label
     of the document does ("Presenting Author:" for `presenter`): it is likely taken from the neighbouring field."""
-    text = layout.text
-    labels = {m.group(1).strip() for m in _LINE_LABEL.finditer(text)}
-    if len(labels) < 2:
-        return
+    labels: frozenset[str] | None = None  # read only once a value is found under a label: most are not
     for leaf in leaves:
         if leaf.path not in spans or not isinstance(leaf.value, str):
             continue
         label = layout.label(spans[leaf.path][0]).strip()
-        name = _field_name(leaf)
-        if not label or label not in labels or not name:
+        name = _field_name(leaf) if label else None
+        if not name:
+            continue
+        labels = _labels_of(layout.text) if labels is None else labels
+        if len(labels) < 2 or label not in labels:
             continue
         wanted = _label_stems(name.replace("_", " "))
         here = len(wanted & _label_stems(label))
