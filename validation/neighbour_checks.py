@@ -369,6 +369,11 @@ _KEY_EVENTS: dict[str, str] = {
 _NOW = ("current", "currently", "now", "present", "today", "still")
 _BEFORE = ("originally", "original", "formerly", "former", "previously", "initially", "at first", "founding")
 _NOW_SET, _BEFORE_SET = frozenset(_NOW), frozenset(_BEFORE)
+_STEM_EVENT = {stem: event for event, stems in _EVENTS.items() for stem in stems}
+# Every event's stems in one pattern, longest first: a window is scanned once for all of them.
+_ANY_EVENT = re.compile(
+    r"(?<![\w-])(?:" + "|".join(re.escape(s) for s in sorted(_STEM_EVENT, key=len, reverse=True)) + ")"
+)
 _CLAUSE_BREAK = re.compile(r"[.;!?\n]|,\s")
 
 
@@ -405,7 +410,7 @@ def check_other_event(key_words: frozenset[str], leaf: Any, place: tuple[int, in
         return  # the field names no event and no time: most fields, settled by two set lookups
     window = _window(text, *place)
     if wanted:
-        written = {event for event, stems in _EVENTS.items() if _has(window, stems)}
+        written = {_STEM_EVENT[m.group()] for m in _ANY_EVENT.finditer(window)}
         if written and not written & wanted:
             other = sorted(written)[0]
             doubt(
