@@ -14,6 +14,10 @@ flag for a person, never a rejection:
 * `speaker_mismatch`: a meeting's speaker field naming someone who is not the speaker of the utterances that
   hold the record's related values.
 * `possible_swap`: two values of one kind, each standing by words that name the other's field.
+
+The checks that read a value's neighbourhood (a correction right after it, the enumeration a list was taken
+from, the article or label it stands in, another event's words, the other object's entity) are in
+validation/neighbour_checks.py.
 """
 
 from __future__ import annotations

@@ -1,13 +1,22 @@
-"""Does a value's neighbourhood in the context say it is the wrong one? Checks that read what stands next to a
-located value, each a doubt (the gate flags it, a person decides), never a rejection:
+"""Does a value's neighbourhood in the context, or the rest of the answer, say it is the wrong one? Checks that
+read what stands next to a located value, each a doubt (the gate flags it, a person decides), never a rejection:
 
 * `corrected_value`: a figure the speaker or the text corrects right after ("two point three ... I mean four
   point three", "12, sorry, 14", "revised to 14"): the value kept is the one taken back.
 * `list_missing_item`: a list whose items the context enumerates in one run ("the battery, the case, the colour
   and the buttons and then the price") with another item of that run left out.
-* `value_from_other_entity`: a value of a field named after another field (`film_year` beside `film`) written
-  only where that field's entity is not spoken of; or a value found only in a paragraph of an article (a
-  HotpotQA title) that neither the question nor any other value of the answer is about.
+* `value_from_other_entity`: a value found only in a titled paragraph (a HotpotQA article) that neither the
+  question, nor the answer's other values, nor the articles they come from speak of; or a number written as the
+  label of another named item ("book #23, "The Pretender"") given for a different entity.
+* `speaker_mismatch`: a meeting's speaker field naming someone who says less of what the question asks about
+  than another speaker.
+* `value_from_other_phrase`: a year or number standing by the words of another event than its field's ("set in
+  1912" for a publication year), or by "originally" for a current value.
+* `number_from_other_phrase`: a count that is the label of a table row numbered in sequence.
+* `possible_swap`: two objects' values each written beside the other object's entity (cross-object pairing).
+* `comparison_against_values`: a comparative field (`younger`, `born_first`, `longer`) that the answer's own two
+  values contradict.
+* `value_in_wrong_field`: a value under a document label that names its field less than another label does.
 """
 
 from __future__ import annotations
