@@ -635,7 +635,8 @@ FLAGGED_DOUBTS = frozenset(
         "value_not_near_entity", "value_in_wrong_field", "evidence_unverified", "unit_mismatch",
         "number_from_other_phrase", "boolean_against_text", "absent_but_stated", "duplicate_item", "copied_span",
         "speaker_mismatch", "possible_swap", "value_from_other_phrase", "too_few_properties", "scale_dropped",
-        "count_mismatch", "letter_not_in_context",
+        "count_mismatch", "letter_not_in_context", "corrected_value", "list_missing_item", "value_from_other_entity",
+        "comparison_against_values",
     }
 )  # fmt: skip
 

@@ -32,7 +32,14 @@ from typing import Any, NamedTuple
 from core.evidence import Evidence
 from core.verdicts import GroundingIssue, ValidationFailure
 from validation import paths
-from validation.field_checks import affinity, check_field_ties, key_meaning, mentioned, window_words
+from validation.field_checks import (
+    affinity,
+    check_field_ties,
+    key_meaning,
+    mentioned,
+    narrowed_spans,
+    window_words,
+)
 from validation.field_hints import hint_for
 from validation.grounding import NormalizedContext, is_grounded, is_negative_at, normalize_context, transcript_speakers
 from validation.normalise import matches_normalised, number_readings, same_number
@@ -466,10 +473,15 @@ def value_matches_span(value: Any, quote: str) -> bool:
 
 
 def check_evidence(
-    ground_truth: Any, context: str, evidence: dict[str, Evidence], hints: dict[str, FieldHint] | None = None
+    ground_truth: Any,
+    context: str,
+    evidence: dict[str, Evidence],
+    hints: dict[str, FieldHint] | None = None,
+    question: str = "",
 ) -> EvidenceResult:
     """`hints`: what the schema says of each leaf's field (validation/field_hints.py): its unit, money, a count,
-    a clock time. Without them a leaf's key alone is read."""
+    a clock time. Without them a leaf's key alone is read. `question`: the record's question, which may ask for
+    a part of what the context lists."""
     result = EvidenceResult()
     ctx = normalize_context(context)
     layout = _layout(context)
@@ -553,13 +565,14 @@ def check_evidence(
         )
         result.grounded += 1
         result.support["located"] += 1
+    spans = narrowed_spans(leaves, spans, layout.text)  # a number's place, not its curator's whole quote
     _check_fields(leaves, spans, layout, anchors, result, explicit=set(evidence), object_strings=object_strings)
 
     def find(value: Any, hint: FieldHint) -> list[tuple[int, int]]:
         found = _occurrences(value, ctx) or _other_readings(value, ctx.raw, hint)
         return [(start, end) for start, end, _ in found]
 
-    check_field_ties(leaves, spans, layout, hints, ground_truth, containers, speakers, result.doubt, find)
+    check_field_ties(leaves, spans, layout, hints, ground_truth, containers, speakers, result.doubt, find, question)
     return result
 
 

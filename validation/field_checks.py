@@ -14,6 +14,10 @@ flag for a person, never a rejection:
 * `speaker_mismatch`: a meeting's speaker field naming someone who is not the speaker of the utterances that
   hold the record's related values.
 * `possible_swap`: two values of one kind, each standing by words that name the other's field.
+
+The checks that read a value's neighbourhood (a correction right after it, the enumeration a list was taken
+from, the article or label it stands in, another event's words, the other object's entity) are in
+validation/neighbour_checks.py.
 """
 
 from __future__ import annotations
@@ -28,7 +32,27 @@ from typing import Any, Protocol
 from rapidfuzz import fuzz
 
 from validation.field_hints import hint_for
-from validation.readings import FieldHint, close, field_words, parse_unit, quantity_mentions, to_decimal
+from validation.neighbour_checks import (
+    check_comparison,
+    check_corrected,
+    check_cross_pairing,
+    check_labels,
+    check_list_gaps,
+    check_number_label,
+    check_other_article,
+    check_other_event,
+    check_row_number,
+    check_speaker_topic,
+)
+from validation.readings import (
+    FieldHint,
+    close,
+    field_words,
+    number_mentions,
+    parse_unit,
+    quantity_mentions,
+    to_decimal,
+)
 
 # Words a field name uses, and the words a text uses for the same thing. Small on purpose: the checks flag,
 # a person decides.
@@ -183,9 +207,22 @@ def check_field_ties(
     speakers: frozenset[str],
     doubt: Doubt,
     find: Finder,
+    question: str = "",
 ) -> None:
     text = layout.text
-    names = [leaf.value for leaf in leaves if isinstance(leaf.value, str) and shape_of(leaf.value) == "name"]
+    names = [
+        leaf.value
+        for leaf in leaves
+        if isinstance(leaf.value, str) and shape_of(leaf.value) == "name" and leaf.value.strip() not in speakers
+    ]  # a speaker label is blanked out of the transcript's lines: it names no entity there
+    sibling_values: dict[str, dict[str, Any]] = {}
+    for leaf in leaves:
+        if leaf.key:
+            sibling_values.setdefault(leaf.parent, {})[leaf.key] = leaf.value
+    object_names: dict[str, list[str]] = {}  # an object's own names: another object's say nothing of its nulls
+    for leaf in leaves:
+        if isinstance(leaf.value, str) and leaf.parent != "$":
+            object_names.setdefault(leaf.parent, []).append(leaf.value)
     for leaf in leaves:
         hint = hint_for(hints, leaf.path, leaf.key)
         place = spans.get(leaf.path)
@@ -197,20 +234,58 @@ def check_field_ties(
             counted = hint.is_count and any(isinstance(c, list) and len(c) == value for c in containers.values())
             if not counted:  # a count of the answer's own list is computed, not read from any phrase
                 _check_number_phrase(leaf, hint, text, place, doubt, lambda v=value, h=hint: find(v, h))
+            number = to_decimal(value)
+            if number is not None:
+                check_corrected(leaf, number, place, layout, doubt)
+            if leaf.key:
+                check_other_event(field_words(leaf.key), leaf, place, text, doubt)
+                check_number_label(leaf, place, text, sibling_values.get(leaf.parent, {}), field_words, doubt)
+            check_row_number(leaf, hint.is_count, place, layout, doubt)
         if isinstance(value, bool):
             _check_boolean(leaf, hint, layout, spans, doubt)
         if value is None or value == []:
-            _check_absent(leaf, hint, layout, doubt, names) or _check_absent_date(leaf, hint, layout, leaves, doubt)
+            own_names = names if leaf.parent == "$" else [n for n in object_names.get(leaf.parent, ()) if n in names]
+            _check_absent(leaf, hint, layout, doubt, own_names) or _check_absent_date(leaf, hint, layout, leaves, doubt)
         if isinstance(value, str):
             _check_copy(leaf, hint, text, doubt)
             _check_letters(leaf, layout, doubt)
             if speakers and value.strip() in speakers:
                 _check_speaker(leaf, hint, layout, spans, leaves, doubt)
+                if question and leaf.parent == "$" and _is_speaker_field(hint):  # one speaker the question asks for
+                    original = getattr(layout, "original", None) or text
+                    check_speaker_topic(leaf.path, value.strip(), field_words(hint.key), question, original, doubt)
     _check_duplicates(containers, doubt)
+    _check_list_runs(leaves, containers, spans, layout, question, doubt)
     _check_counts(leaves, containers, hints, doubt)
     _check_bounds(leaves, doubt)
     _check_swaps(leaves, spans, text, hints, doubt)
+    check_cross_pairing(leaves, spans, doubt)
+    check_comparison(leaves, field_words, doubt)
+    if not layout.is_transcript and hasattr(layout, "label"):
+        check_labels(leaves, spans, layout, doubt)
     _check_other_phrase(leaves, spans, layout, hints, find, doubt, names)
+    if not layout.is_transcript:
+        check_other_article(
+            leaves, spans, text, question, find, lambda leaf: hint_for(hints, leaf.path, leaf.key), doubt
+        )
+
+
+def _check_list_runs(
+    leaves: list[Any],
+    containers: dict[str, Any],
+    spans: dict[str, tuple[int, int]],
+    layout: LayoutLike,
+    question: str,
+    doubt: Doubt,
+) -> None:
+    """Lists of strings, each checked against the enumeration of the context it was taken from."""
+    items: dict[str, list[str]] = {}
+    for leaf in leaves:
+        if leaf.key is None and isinstance(leaf.value, str) and isinstance(containers.get(leaf.parent), list):
+            items.setdefault(leaf.parent, []).append(leaf.path)
+    for path, item_paths in items.items():
+        if len(item_paths) == len(containers[path]):
+            check_list_gaps(path, item_paths, spans, layout, question, doubt)
 
 
 def _check_unit(leaf: LeafLike, hint: FieldHint, text: str, place: tuple[int, int], doubt: Doubt) -> None:
@@ -256,6 +331,17 @@ def _check_scale(leaf: LeafLike, hint: FieldHint, text: str, place: tuple[int, i
         f"say it counts {match.group(2).lower()}s",
         leaf.path,
     )
+
+
+def narrowed_spans(leaves: list[Any], spans: dict[str, tuple[int, int]], text: str) -> dict[str, tuple[int, int]]:
+    """Every number's place narrowed to the number itself: a curator's quote ("4,000 capacity (3,677 seated)")
+    holds the words of other fields too."""
+    narrowed = dict(spans)
+    for leaf in leaves:
+        place = spans.get(leaf.path)
+        if place is not None and isinstance(leaf.value, int | float) and not isinstance(leaf.value, bool):
+            narrowed[leaf.path] = _narrow(text, place, leaf.value)
+    return narrowed
 
 
 def _narrow(text: str, place: tuple[int, int], value: Any) -> tuple[int, int]:
@@ -449,6 +535,7 @@ def _check_absent_date(leaf: LeafLike, hint: FieldHint, layout: LayoutLike, leav
 
 def _check_absent(leaf: LeafLike, hint: FieldHint, layout: LayoutLike, doubt: Doubt, names: list[str]) -> bool:
     words = {w for w in field_words(hint.key) if len(w) >= 5 and w not in _GENERIC}
+    words = {w[:-1] if w.endswith("s") and len(w) > 5 else w for w in words}  # "colours" is written "colour" too
     if not words:
         return False
     for offset in _field_places(words, layout.text)[:8]:
@@ -456,8 +543,9 @@ def _check_absent(leaf: LeafLike, hint: FieldHint, layout: LayoutLike, doubt: Do
         about = (clause + " " + (layout.paragraph_head(offset) if hasattr(layout, "paragraph_head") else "")).lower()
         if names and not any(name.lower() in about for name in names[:8]):
             continue  # another entity's deadline or price says nothing of this one's
-        if hint.unit or hint.currency is not None or hint.is_count:
-            stated = re.search(r"\d", clause)
+        if hint.unit or hint.currency is not None or hint.is_count or hint.is_number:
+            counted = clause if "year" in field_words(hint.key) else _YEARS.sub(" ", clause)  # "a 1998 novel"
+            stated = re.search(r"\d", counted) or (layout.is_transcript and _spelled_in(clause))
         elif hint.is_time or "deadline" in words or "date" in field_words(hint.key):
             stated = re.search(r"\d|\b(?:monday|tuesday|wednesday|thursday|friday|tomorrow|tonight|next week)\b",
                                clause, re.IGNORECASE)  # fmt: skip
@@ -471,6 +559,14 @@ def _check_absent(leaf: LeafLike, hint: FieldHint, layout: LayoutLike, doubt: Do
             )
             return True
     return False
+
+
+_YEARS = re.compile(r"\b(?:1[5-9]|20)\d\d\b")
+
+
+def _spelled_in(clause: str) -> bool:
+    """A number in words in a line of a meeting ("ONE SPECIAL COLOUR")."""
+    return any(how != "decimal comma" for _, _, _, how in number_mentions(clause))
 
 
 _ITEM_SEPARATORS = re.compile(r"\s*(?:[,;|\n]|\s/\s)\s*")
@@ -526,6 +622,11 @@ def _original_line(layout: Any, start: int, end: int) -> str:
 def _speaker_labels(layout: Any) -> frozenset[str]:
     original = getattr(layout, "original", None) or layout.text
     return frozenset(re.findall(r"^\[[\d:]+\] ([^:\n]{1,64}): ", original, re.M))
+
+
+def _is_speaker_field(hint: FieldHint) -> bool:
+    key_words = field_words(hint.key)
+    return bool(key_words & _SPEAKER_WORDS) or any(w.endswith(("er", "or")) for w in key_words)
 
 
 def _check_speaker(

@@ -98,7 +98,8 @@ def _check_record(record: Record, *, parsed_from_json: bool = False) -> RecordVa
         # Stored `auto` evidence is the toolkit's own guess from an earlier run: located afresh.
         given = {path: e for path, e in given.items() if isinstance(e, Evidence) and not e.auto}
         hints = field_hints(ground_truth, schema, key) if isinstance(schema, dict) and not schema_too_big else None
-        checked = check_evidence(ground_truth, context, given, hints)
+        question = record.input.question if isinstance(record.input.question, str) else ""
+        checked = check_evidence(ground_truth, context, given, hints, question)
         absent = {path for path, e in given.items() if e.kind == "absent"}
         # An empty list the curator marked `absent` is the right answer (a page with no footnotes).
         failures = [f for f in failures if not (f.code == "empty_array" and f.path in absent)]

@@ -79,6 +79,7 @@ class FieldHint:
     currency: str | None = None  # ISO code the value is in
     is_count: bool = False
     is_time: bool = False
+    is_number: bool = False  # the schema types it a number (or integer) only
 
     @property
     def words(self) -> frozenset[str]:
@@ -124,7 +125,8 @@ def field_hint(key: str, description: str = "", types: frozenset[str] = frozense
         or "number of" in description.lower()
     )
     is_time = bool(key_words & _TIME_WORDS) and not is_count and (not types or "string" in types)
-    return FieldHint(key, description, unit, currency, is_count, is_time)
+    is_number = bool(types) and types - {"null"} <= {"number", "integer"} and bool(types - {"null"})
+    return FieldHint(key, description, unit, currency, is_count, is_time, is_number)
 
 
 def _compound_unit(key: str) -> str | None:
