@@ -343,6 +343,7 @@ _ORDINAL_WORD = re.compile(
     re.IGNORECASE,
 )
 _HAS_NUMBER_WORD = re.compile(rf"\b(?:{_SPELLED_WORDS})\b", re.IGNORECASE)
+_SPOKEN_FRACTION = re.compile(r"(?<![\d.])\bpoint ((?:\d )*\d)\b")
 _PERCENT_AFTER = re.compile(r"\s*(?:%|percent|per cent)", re.IGNORECASE)
 
 
@@ -383,6 +384,10 @@ def _digitised_lines(text: str) -> list[tuple[int, int, Decimal, str]]:
             found.append((start, end, Decimal(match.group(1)) + Decimal(match.group(2)) / 100, "money in words"))
         for match in re.finditer(r"(\d+) and a half", digits):
             found.append((start, end, Decimal(match.group(1)) + Decimal("0.5"), "spelled out"))
+        # a spoken decimal with no whole part: text2num leaves "point five" as "point 5", "point two five" as
+        # "point 2 5"; said aloud it is 0.5, 0.25
+        for match in _SPOKEN_FRACTION.finditer(digits):
+            found.append((start, end, Decimal("0." + match.group(1).replace(" ", "")), "spelled out"))
     return found
 
 
