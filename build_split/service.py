@@ -127,6 +127,8 @@ def serve(options: RunOptions, echo: Callable[[str], None] = print, *, poll_s: f
         port=options.label_studio_port,
         keep_running=False,
         echo=echo,
+        overlap=options.overlap,
+        blind_second=options.blind_second,
     ) as session:
         if session is None:
             raise LabelStudioError(
