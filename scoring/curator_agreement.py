@@ -154,6 +154,10 @@ def _interval(ci: Sequence[float] | None, pct: bool = True) -> str:
     return f" (95% CI {_pct(low)}-{_pct(high)})" if pct else f" (95% CI {low:.3f}-{high:.3f})"
 
 
+def _ci_text(ci: Sequence[float] | None) -> str:
+    return f"{_pct(ci[0])}-{_pct(ci[1])}" if ci else "n/a"
+
+
 def status_lines(numbers: Mapping[str, Any]) -> list[str]:
     """What `--status` prints of `AgreementSummary.as_dict()`."""
     n = numbers["records_with_two_answers"]
@@ -177,9 +181,9 @@ def card_section(numbers: Mapping[str, Any]) -> str:
     lines = [
         "## Curator agreement",
         "",
-        f"{n} released records were authored independently by two curators. Where their answers differed "
-        f"({numbers['disagree']} records{_interval(numbers['disagree_ci95'])}), an adjudicator chose the ground "
-        "truth.",
+        f"{n} released records were authored independently by two curators. Their answers differed on "
+        f"{numbers['disagree']} of them ({_pct(numbers['disagree'] / n if n else None)}; 95% CI "
+        f"{_ci_text(numbers['disagree_ci95'])}); an adjudicator chose the ground truth of those.",
         "",
         f"- Value accuracy between the two answers: {_pct(numbers['mean_value_accuracy'])}"
         f"{_interval(numbers['value_accuracy_ci95'])}.",
