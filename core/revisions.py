@@ -290,9 +290,10 @@ def record_answers(con: Any, answers: Sequence[Incoming]) -> None:
         rid = record_.record_id
         content = authored_content(record_)
         digest = content_hash(content)
-        seen = con.execute(
-            "SELECT count(*) FROM revisions WHERE record_id = ? AND origin = ? AND content_hash = ? AND status = ?",
-            [rid, item.origin.key, digest, ANSWER],
+        seen = con.execute(  # two curators share a task (one origin): their annotation ids tell them apart
+            "SELECT count(*) FROM revisions WHERE record_id = ? AND origin = ? AND content_hash = ? AND status = ? "
+            "AND coalesce(json_extract_string(origin_detail, '$.annotation_id'), '') = ?",
+            [rid, item.origin.key, digest, ANSWER, str(item.origin.detail.get("annotation_id", ""))],
         ).fetchone()[0]
         if seen:
             continue
