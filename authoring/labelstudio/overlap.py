@@ -149,11 +149,13 @@ def collector(slots: str):  # noqa: ANN201 - a `take` for pull_annotations
                 result.counts["no_annotation"] += 1
                 continue
             users = users if users is not None else session.user_emails()
+            changed = False
             for slot, annotation in chosen.items():
                 answer = _answer(row, slot, project_id, annotation, items[row.source_id], users)
                 if not curator_answers.save_answer(store, source, answer):
                     result.counts["unchanged"] += 1
                     continue
+                changed = True
                 result.counts["first answer" if slot == 1 else "second answer"] += 1
                 if not answer.usable:
                     parsed = parse_annotation(annotation.get("result") or [], items[row.source_id].context)
@@ -163,7 +165,7 @@ def collector(slots: str):  # noqa: ANN201 - a `take` for pull_annotations
                     )
                 elif slots != "pair" or len(chosen) == 2:
                     _set_status(store, session.base_url, project_id, row.source_id, ANSWERED)
-            if slots == "pair" and len(chosen) < 2:
+            if slots == "pair" and len(chosen) < 2 and changed:  # said once, not on every poll
                 result.counts["awaiting second curator"] += 1
 
     return take
