@@ -84,15 +84,29 @@ def test_overlap_two_agreement_adjudication_and_history(tmp_path: Path, ls_setti
         annotate(session, tasks[first["source_id"]].task_id, first, ada_id)
         annotate(session, tasks[first["source_id"]].task_id, second, bo_id)
     annotate(session, tasks[single["source_id"]].task_id, single, ada_id)
+    # Bad input: a second answer whose JSON does not parse goes back to its curator; the pair waits, nothing is lost.
+    broken = sample_line(4)
+    annotate(session, tasks[broken["source_id"]].task_id, broken, ada_id)
+    broken_result = result(broken)
+    broken_result[2] = textarea("ground_truth", '{"unclosed": ')
+    broken_id = session.client.annotations.create(
+        id=tasks[broken["source_id"]].task_id, result=broken_result, completed_by=bo_id
+    ).id
 
     summary = RunSummary()
     run_once(options, summary, session, quiet, quiet=True)
     counts = summary.label_studio.pull.counts
     assert counts["agreed"] == 1 and counts["to adjudicate"] == 2 and counts["awaiting second curator"] == 1, counts
+    sent_back = session.client.tasks.get(id=tasks[broken["source_id"]].task_id).data["feedback"]
+    assert f"(annotation {broken_id} by {bo})" in sent_back and "$.ground_truth: ground_truth is" in sent_back, (
+        sent_back
+    )
 
     with Store.open(ws) as store:
         rows = {r.source_id: r for r in curator_answers.agreement_rows(store, "hotpotqa")}
-        assert set(rows) == {agreed["source_id"], nationality["source_id"], arches["source_id"]}
+        assert set(rows) == {agreed["source_id"], nationality["source_id"], arches["source_id"]}  # not `broken`
+        kept = curator_answers.answers(store, "hotpotqa", broken["source_id"])[broken["source_id"]]
+        assert kept[1].usable and not kept[2].usable and kept[2].annotation_id == broken_id  # both kept
         assert rows[nationality["source_id"]].comparison["differing_fields"] == ["books[1].nationality"]
         assert (rows[arches["source_id"]].first_annotator, rows[arches["source_id"]].second_annotator) == (ada, bo)
         # Only the agreed record exists; the other two wait for their adjudicator.
