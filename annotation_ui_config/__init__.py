@@ -25,6 +25,14 @@ def audit_config() -> str:
     return resources.files(__name__).joinpath(AUDIT_CONFIG).read_text(encoding="utf-8")
 
 
+ADJUDICATION_CONFIG = "adjudication.xml"  # two curators' answers side by side, an editor for the adjudicated one
+
+
+def adjudication_config() -> str:
+    """The labeling config (XML text) of the adjudication projects (records two curators answered differently)."""
+    return resources.files(__name__).joinpath(ADJUDICATION_CONFIG).read_text(encoding="utf-8")
+
+
 def label_config(source: str) -> str:
     """The authoring labeling config (XML text) for a source: one per source (its module names the file), with
     the same controls and different house rules and context styling."""

@@ -103,6 +103,21 @@ def build_parser() -> argparse.ArgumentParser:
         help="with --serve: also check Label Studio this often, for annotations no webhook announced (default 15)",
     )
     ls.add_argument(
+        "--overlap",
+        type=int,
+        choices=[1, 2],
+        default=1,
+        help="curators who author each record independently (default 1); with 2, Label Studio gives every task to two "
+        "different curators, their agreement is kept (--status, the card) and records where they differ go to an "
+        "adjudication task",
+    )
+    ls.add_argument(
+        "--blind-second",
+        action="store_true",
+        help="with --overlap 2: the second curator works in a project of their own whose tasks carry the draft's "
+        "question and schema but never its answer",
+    )
+    ls.add_argument(
         "--keep-label-studio",
         action="store_true",
         help="with --start-label-studio: keep serving the curators after the run until Ctrl-C",
@@ -298,6 +313,8 @@ def main(argv: list[str] | None = None) -> int:
             authored=args.authored,
             overwrite=args.overwrite,
             serve=args.serve,
+            overlap=args.overlap,
+            blind_second=args.blind_second,
             judge=args.judge
             or (
                 default_judge()

@@ -33,6 +33,8 @@ class RunOptions(BaseModel):
     keep_label_studio: bool = False
     authored: Path | None = None
     serve: bool = False  # keep syncing with Label Studio until stopped (build_split/service.py)
+    overlap: int = Field(default=1, ge=1, le=2)  # curators who author each record independently
+    blind_second: bool = False  # with overlap 2: the second curator never sees the draft's answer
     overwrite: bool = False  # apply incoming versions that conflict with another origin's (core/revisions.py)
     judge: Literal["heuristic", "gemini", "openai"] = "heuristic"
     judge_model: str | None = None
@@ -129,6 +131,13 @@ class RunOptions(BaseModel):
     def _hub_alone(cls, value: bool, info: ValidationInfo) -> bool:
         if value and (info.data.get("sample") or info.data.get("input") is not None):
             raise ValueError("--from-hub cannot be combined with --sample or --input: pass one source of items")
+        return value
+
+    @field_validator("blind_second")
+    @classmethod
+    def _blind_needs_two(cls, value: bool, info: ValidationInfo) -> bool:
+        if value and info.data.get("overlap", 1) < 2:
+            raise ValueError("needs --overlap 2: the second curator is the one who works without the draft's answer")
         return value
 
     @field_validator("release")

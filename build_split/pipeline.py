@@ -235,6 +235,8 @@ def run(options: RunOptions, echo: Callable[[str], None] = print) -> RunSummary:
         port=options.label_studio_port,
         keep_running=options.keep_label_studio,
         echo=echo,
+        overlap=options.overlap,
+        blind_second=options.blind_second,
     ) as label_studio:
         run_once(options, summary, label_studio, echo)
     if options.push and not summary.llm_stopped:
@@ -314,6 +316,15 @@ def run_once(
                 summary.release_status += f"; {held} record(s) in needs_review left out until their flags are resolved"
         if label_studio is not None:
             summary.verdicts = write_verdicts(store, label_studio, options.source)  # type: ignore[arg-type]
+            if options.overlap > 1:  # adjudicated records: the verdict goes to the adjudicator's task
+                from authoring.labelstudio.adjudication import key as adjudication_key
+
+                summary.verdicts += write_verdicts(
+                    store,
+                    label_studio,  # type: ignore[arg-type]
+                    options.source,
+                    project_key=adjudication_key(options.source),
+                )
         if quiet:
             return
         report_run(store, options, summary, echo)
@@ -352,7 +363,14 @@ def _stages(
     if label_studio is not None:
         # Push new candidates (with their drafts) and pull finished annotations in the same run.
         drafts = load_drafts(store.con, options.source, status="drafted")
-        summary.label_studio = sync(store, label_studio, options.source, drafts, task_ids=task_ids)  # type: ignore[arg-type]
+        summary.label_studio = sync(
+            store,
+            label_studio,  # type: ignore[arg-type]
+            options.source,
+            drafts,
+            task_ids=task_ids,
+            compare=_compare_answers() if options.overlap > 1 else None,  # two curators per record
+        )
     authored = options.authored or (sample_authored(options.source) if options.sample else None)
     if authored is not None:
         _import(store, options, authored, summary)
@@ -369,6 +387,13 @@ def _stages(
     if options.audit:
         _audit(store, options, summary, label_studio)
     return judged
+
+
+def _compare_answers() -> Callable[..., object]:
+    """How two curators' answers are compared: scoring's value accuracy and STED (imported only when needed)."""
+    from scoring.curator_agreement import compare_answers
+
+    return compare_answers
 
 
 def _review(store: Store, options: RunOptions, tally: UsageTally, summary: RunSummary) -> None:
@@ -468,12 +493,30 @@ def print_status(store: Store, source: str, echo: Callable[[str], None] = print)
         echo("rejections and flags by stage and reason (records):")
         for stage, code, n in reasons:
             echo(f"  {stage:<10} {code:<32} {n}")
+    for line in agreement_lines(store, source):
+        echo(line)
     conflicts = revisions.count_open_conflicts(store.con, source)
     if conflicts:
         echo(
             f"conflicts not applied: {conflicts} (--rejections lists both versions, --history RECORD_ID a record's "
             "revisions; --overwrite applies the incoming one, or settle it in Label Studio)"
         )
+
+
+def agreement_lines(store: Store, source: str) -> list[str]:
+    """Two curators' agreement (`--overlap 2`): the figures `scoring.curator_agreement` computes from the store."""
+    from authoring.curator_answers import agreement_rows
+    from scoring.curator_agreement import status_lines, summarize
+
+    rows = agreement_rows(store, source)
+    if not rows:
+        return []
+    adjudicated = sum(1 for r in rows if r.status == "adjudicated")
+    waiting = sum(1 for r in rows if r.status == "to_adjudicate")
+    lines = status_lines(summarize([r.comparison for r in rows], adjudicated).as_dict())
+    if waiting:
+        lines.append(f"  {waiting} record(s) wait for an adjudicator in Label Studio (the adjudication project)")
+    return lines
 
 
 def print_rejections(store: Store, source: str, echo: Callable[[str], None] = print) -> None:
@@ -536,9 +579,11 @@ def print_history(store: Store, source: str, record_id: str, echo: Callable[[str
     if not revs:
         echo("  no revisions kept: the record was stored before revisions were kept")
     for rev in revs:
-        status = {revisions.CONFLICT: "conflict, not applied", revisions.SETTLED: "conflict, settled"}.get(
-            rev.status, "applied"
-        )
+        status = {
+            revisions.CONFLICT: "conflict, not applied",
+            revisions.SETTLED: "conflict, settled",
+            revisions.ANSWER: f"{rev.origin_detail.get('curator', 'a')} curator's answer, kept",
+        }.get(rev.status, "applied")
         echo(f"rev {rev.rev_no} ({status}) {_revision_line(rev).split(' ', 2)[2]}")
         for line in revisions.change_lines(rev.change):
             echo(f"    {line}")

@@ -116,6 +116,16 @@ def _remove_webhook(session: LabelStudioSession, hook_id: int | None) -> None:
         pass  # the server may be gone already; a stale hook only fails its own deliveries
 
 
+def _other_projects(store: Store, session: LabelStudioSession, options: RunOptions) -> list[int]:
+    """The adjudication project and, with --blind-second, the second curator's project (made now if need be)."""
+    from authoring.labelstudio import adjudication, overlap
+
+    projects = [adjudication.project(store, session, options.source).project_id]
+    if options.blind_second:
+        projects.append(overlap.blind_project(store, session, options.source).project_id)
+    return projects
+
+
 def serve(options: RunOptions, echo: Callable[[str], None] = print, *, poll_s: float = DEFAULT_POLL_S) -> RunSummary:
     """The first full run, then one cycle per webhook (or per `poll_s`) until Ctrl-C or SIGTERM."""
     summary = RunSummary()
@@ -127,6 +137,8 @@ def serve(options: RunOptions, echo: Callable[[str], None] = print, *, poll_s: f
         port=options.label_studio_port,
         keep_running=False,
         echo=echo,
+        overlap=options.overlap,
+        blind_second=options.blind_second,
     ) as session:
         if session is None:
             raise LabelStudioError(
@@ -136,15 +148,18 @@ def serve(options: RunOptions, echo: Callable[[str], None] = print, *, poll_s: f
         run_once(options, summary, session, echo)
         with Store.open(options.workspace) as store:
             project = ensure_project(store, session, options.source)
+            # Two curators per record: the second curator's and the adjudicator's submissions wake the service too.
+            others = _other_projects(store, session, options) if options.overlap > 1 else []
         cycle_options = options.model_copy(
             update={"sample": False, "input": None, "from_hub": False, "authored": None, "release": None, "push": None}
         )
         loopback = (urlparse(session.base_url).hostname or "") in LOOPBACK
         with WebhookReceiver() as receiver:
-            hook_id = None
+            hook_id, other_hooks = None, []
             if loopback:
                 try:
                     hook_id = _register_webhook(session, project.project_id, receiver.url)
+                    other_hooks = [_register_webhook(session, p, receiver.url) for p in others]
                 except LabelStudioError as exc:
                     echo(f"note: no webhook ({exc}); polling every {poll_s:.0f} s instead")
             how = f"webhooks to {receiver.url}" if hook_id is not None else "polling"
@@ -155,7 +170,8 @@ def serve(options: RunOptions, echo: Callable[[str], None] = print, *, poll_s: f
             try:
                 _loop(cycle_options, session, receiver, poll_s, echo)
             finally:
-                _remove_webhook(session, hook_id)
+                for hook in [hook_id, *other_hooks]:
+                    _remove_webhook(session, hook)
     return summary
 
 

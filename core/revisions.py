@@ -33,6 +33,7 @@ from core.models import Record, content_hash, utcnow
 APPLIED = "applied"
 CONFLICT = "conflict"
 SETTLED = "settled"  # a conflict a later revision made moot (an --overwrite, an edit in Label Studio)
+ANSWER = "answer"  # one curator's independent answer when two author a record (--overlap 2); kept, never applied
 
 TABLE_SQL = """
 CREATE TABLE IF NOT EXISTS revisions (
@@ -157,7 +158,7 @@ def _currents(con: Any, record_ids: Sequence[str]) -> dict[str, _Current | None]
             continue
         content = authored_content(record)
         revs = by_id.get(record_id, [])
-        applied = [r for r in revs if r[2] != CONFLICT]
+        applied = [r for r in revs if r[2] not in (CONFLICT, ANSWER)]
         last = applied[-1] if applied else None
         out[record_id] = _Current(
             content=content,
@@ -279,6 +280,39 @@ def record(con: Any, screened: Screened) -> None:
         raise
 
 
+def record_answers(con: Any, answers: Sequence[Incoming]) -> None:
+    """Keep curators' independent answers as revisions of their record (status `answer`): shown by `--history`
+    beside the version that was applied, never current themselves. The same answer is kept once."""
+    rows = []
+    next_rev: dict[str, int] = {}
+    for item in answers:
+        record_ = item.record
+        rid = record_.record_id
+        content = authored_content(record_)
+        digest = content_hash(content)
+        seen = con.execute(  # two curators share a task (one origin): their annotation ids tell them apart
+            "SELECT count(*) FROM revisions WHERE record_id = ? AND origin = ? AND content_hash = ? AND status = ? "
+            "AND coalesce(json_extract_string(origin_detail, '$.annotation_id'), '') = ?",
+            [rid, item.origin.key, digest, ANSWER, str(item.origin.detail.get("annotation_id", ""))],
+        ).fetchone()[0]
+        if seen:
+            continue
+        if rid not in next_rev:
+            next_rev[rid] = con.execute(
+                "SELECT coalesce(max(rev_no), 0) FROM revisions WHERE record_id = ?", [rid]
+            ).fetchone()[0]
+        next_rev[rid] += 1
+        rows.append(
+            [
+                rid, next_rev[rid], record_.metadata.source, record_.metadata.source_id, ANSWER, item.author,
+                item.origin.key, json.dumps(item.origin.detail, ensure_ascii=False, default=str), item.origin.time,
+                utcnow(), digest, json.dumps(content, ensure_ascii=False), json.dumps([], ensure_ascii=False), False,
+            ]
+        )  # fmt: skip
+    if rows:
+        _insert(con, rows)
+
+
 _INSERT_COLUMNS = (
     "record_id", "rev_no", "source", "source_id", "status", "author", "origin", "origin_detail", "origin_time",
     "recorded_at", "content_hash", "content", "change", "overwrote",
@@ -364,7 +398,7 @@ def count_open_conflicts(con: Any, source: str) -> int:
 
 
 def current_revision(con: Any, record_id: str) -> Revision | None:
-    revs = [r for r in history(con, record_id) if r.status != CONFLICT]
+    revs = [r for r in history(con, record_id) if r.status not in (CONFLICT, ANSWER)]
     return revs[-1] if revs else None
 
 

@@ -3,11 +3,27 @@ release (scoring/release_numbers.py measures them)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 
-def _pct(value: float | None) -> str:
+def percent(value: float | None) -> str:
     return "n/a" if value is None else f"{100 * value:.1f}%"
+
+
+_pct = percent
+
+
+def interval(ci: Sequence[float] | None, pct: bool = True) -> str:
+    """ " (95% CI a-b)" of an interval, in percent or as numbers; nothing when there is none."""
+    if not ci:
+        return ""
+    low, high = ci
+    return f" (95% CI {percent(low)}-{percent(high)})" if pct else f" (95% CI {low:.3f}-{high:.3f})"
+
+
+def ci_text(ci: Sequence[float] | None) -> str:
+    return f"{percent(ci[0])}-{percent(ci[1])}" if ci else "n/a"
 
 
 def card_section(numbers: dict[str, Any]) -> str:
@@ -31,6 +47,27 @@ def card_section(numbers: dict[str, Any]) -> str:
         "(SOB scores arrays by index).",
         f"- Flags: {numbers['suspect_flags']} records are suspects (reference models agree with each other and not "
         f"with the ground truth); {numbers['ambiguity_flags']} questions were flagged ambiguous by repeated drafts.",
+        "",
+    ]
+    if numbers.get("curator_agreement"):  # only when records were authored by two curators (--overlap 2)
+        lines += ["", curator_agreement_section(numbers["curator_agreement"])]
+    return "\n".join(lines)
+
+
+def curator_agreement_section(numbers: Mapping[str, Any]) -> str:
+    """The card's "Curator agreement" section (markdown) from `AgreementSummary.as_dict()`."""
+    n = numbers["records_with_two_answers"]
+    lines = [
+        "## Curator agreement",
+        "",
+        f"{n} released records were authored independently by two curators. Their answers differed on "
+        f"{numbers['disagree']} of them ({percent(numbers['disagree'] / n if n else None)}; 95% CI "
+        f"{ci_text(numbers['disagree_ci95'])}); an adjudicator chose the ground truth of those.",
+        "",
+        f"- Value accuracy between the two answers: {percent(numbers['mean_value_accuracy'])}"
+        f"{interval(numbers['value_accuracy_ci95'])}.",
+        f"- Mean STED between the two answers: {numbers['mean_sted']:.3f}{interval(numbers['sted_ci95'], pct=False)}.",
+        f"- Intervals: {numbers['interval_method']}.",
         "",
     ]
     return "\n".join(lines)

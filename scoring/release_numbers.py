@@ -16,6 +16,7 @@ from scoring.curation import (
     output_budget,
     summarize_agreement,
 )
+from scoring.curator_agreement import summarize as summarize_curators
 from scoring.flags import load_flags
 
 
@@ -39,7 +40,7 @@ def curation_numbers(store: Store, source: str, budget: int = OUTPUT_TOKEN_BUDGE
     by_source_id = {r.metadata.source_id for r in records}
     suspects = [rid for rid in load_flags(store.con, "suspect", source) if rid in released]
     ambiguous = [sid for sid in load_flags(store.con, "ambiguous", source) if sid in by_source_id]
-    return {
+    numbers: dict[str, Any] = {
         "records": len(records),
         "draft_agreement": summarize_agreement(agreement, len(records) - len(agreement)),
         "output_budget": {
@@ -52,3 +53,18 @@ def curation_numbers(store: Store, source: str, budget: int = OUTPUT_TOKEN_BUDGE
         "suspect_flags": len(suspects),
         "ambiguity_flags": len(ambiguous),
     }
+    two = _curator_agreement(store, source, released)
+    if two is not None:  # only when records were authored by two curators (--overlap 2)
+        numbers["curator_agreement"] = two
+    return numbers
+
+
+def _curator_agreement(store: Store, source: str, released: set[str]) -> dict[str, Any] | None:
+    """Two curators' agreement over the released records that had two answers."""
+    from authoring.curator_answers import ADJUDICATED, agreement_rows
+
+    rows = [r for r in agreement_rows(store, source) if r.record_id in released]
+    if not rows:
+        return None
+    adjudicated = sum(1 for r in rows if r.status == ADJUDICATED)
+    return summarize_curators([r.comparison for r in rows], adjudicated).as_dict()

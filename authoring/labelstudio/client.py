@@ -55,6 +55,8 @@ class LabelStudioSettings:
     timeout_s: float = 300.0
     project_title: str = "SOB authoring: {source}"
     local_files_root: str | None = None  # the server's LOCAL_FILES_DOCUMENT_ROOT (page images; see page_tasks)
+    overlap: int = 1  # curators who author each record independently (2: see authoring/labelstudio/overlap.py)
+    blind_second: bool = False  # with overlap 2: the second curator works in a project without the draft's answer
 
     @classmethod
     def from_env(
@@ -91,7 +93,7 @@ class LabelStudioSession:
         self._users: dict[int, str] | None = None
         # Projects this session has already checked (and fixed) on the server: a long-lived session (`--serve`)
         # reads each once, not once per cycle and stage.
-        self.ensured: dict[tuple[str, str, str, int], ls_state.ProjectRow] = {}
+        self.ensured: dict[tuple[str, str, str, int, int], ls_state.ProjectRow] = {}
 
     def call(self, what: str, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         """Run one SDK call; turn transport and API errors into errors a curator can act on."""
@@ -149,17 +151,24 @@ def ensure_project(
     config: str | None = None,
     title: str | None = None,
     description: str | None = None,
+    maximum_annotations: int | None = None,
 ) -> ls_state.ProjectRow:
-    """Reuse the source's project (by stored id, then by title) or create it; keep its config current.
+    """Reuse the source's project (by stored id, then by title) or create it; keep its config and its overlap
+    (`maximum_annotations`: the annotations each task takes, from as many different annotators) current.
 
-    `source` is the key the store remembers the project by; the audit passes its own key, config and title.
+    `source` is the key the store remembers the project by; the audit passes its own key, config and title. The
+    source's own authoring project (no `config` given) takes `settings.overlap` annotations per task (one with
+    `blind_second`: the second curator then works in a project of their own).
     """
+    if maximum_annotations is None:
+        settings = session.settings
+        maximum_annotations = settings.overlap if config is None and not settings.blind_second else 1
     config = config or label_config(source)
     config_hash = hashlib.sha256(config.encode("utf-8")).hexdigest()
     title = title or session.settings.project_title.format(source=source)
     client = session.client
     known = ls_state.get_project(store, session.base_url, source)
-    if known is not None and (source, config_hash, title, known.project_id) in session.ensured:
+    if known is not None and (source, config_hash, title, known.project_id, maximum_annotations) in session.ensured:
         return known
     project = None
     if known is not None:
@@ -180,14 +189,24 @@ def ensure_project(
             or f"Structured-output benchmark records from {source}: one task per source item. "
             "Managed by the SOB curation toolkit; edit the labeling config in annotation_ui_config/.",
             show_collab_predictions=True,
-            maximum_annotations=1,
+            maximum_annotations=maximum_annotations,
+            overlap_cohort_percentage=100,  # every task, not a share of them
         )
-    elif (project.label_config or "").strip() != config.strip():
-        session.call("updating the labeling config", client.projects.update, id=project.id, label_config=config)
+    else:
+        if (project.label_config or "").strip() != config.strip():
+            session.call("updating the labeling config", client.projects.update, id=project.id, label_config=config)
+        if (getattr(project, "maximum_annotations", None) or 1) != maximum_annotations:
+            session.call(
+                "setting the annotations per task",
+                client.projects.update,
+                id=project.id,
+                maximum_annotations=maximum_annotations,
+                overlap_cohort_percentage=100,
+            )
     ls_state.save_project(store, session.base_url, source, int(project.id), title, config_hash)
     row = ls_state.get_project(store, session.base_url, source)
     assert row is not None
-    session.ensured[(source, config_hash, title, row.project_id)] = row
+    session.ensured[(source, config_hash, title, row.project_id, maximum_annotations)] = row
     return row
 
 

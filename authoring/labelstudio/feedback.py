@@ -173,11 +173,12 @@ def verdict_text(state: str, reasons_json: str | None, judge_json: str | None, a
     return "\n".join(lines)
 
 
-def write_verdicts(store: Store, session: LabelStudioSession, source: str) -> int:
+def write_verdicts(store: Store, session: LabelStudioSession, source: str, *, project_key: str | None = None) -> int:
     """Write each checked annotation's verdict (accepted, or rejected with its reasons and JSON paths) into its
     task, once per verdict: the curator sees it without anyone re-running anything. Records sent back
-    (needs_revision) already got their errors from the bounce."""
-    project = ls_state.get_project(store, session.base_url, source)
+    (needs_revision) already got their errors from the bounce. `project_key`: another of the source's projects
+    (the adjudication project) instead of its authoring project."""
+    project = ls_state.get_project(store, session.base_url, project_key or source)
     if project is None:
         return 0
     rows = ls_state.tasks_by_id(store, session.base_url, project.project_id)

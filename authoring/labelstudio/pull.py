@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 import json
 from collections import Counter
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
@@ -70,13 +70,16 @@ def pull_annotations(
     source: str,
     *,
     project: ls_state.ProjectRow | None = None,
+    take: Callable[..., None] | None = None,
 ) -> PullResult:
     """Turn new annotations into records; send the ones that do not parse back to the curator.
 
     Each page of tasks is stored before the next is read; the checkpoint moves only when every page was
     read, and an annotation already taken is recognised by (id, updated_at). A server that dies mid-pull
-    raises LabelStudioUnavailable, and the next run picks up what is left.
+    raises LabelStudioUnavailable, and the next run picks up what is left. `take` replaces what is done with a
+    page (`_take_page`'s arguments): two curators' answers are collected first (authoring/labelstudio/overlap.py).
     """
+    take = take or _take_page
     project = project or ensure_project(store, session, source)
     result = PullResult(project_id=project.project_id)
     base_url, project_id = session.base_url, project.project_id
@@ -90,10 +93,10 @@ def pull_annotations(
         for task in page:
             if task.updated_at is not None and (newest is None or task.updated_at > newest):
                 newest = task.updated_at
-        _take_page(store, session, source, project_id, page, rows, items, result)
+        take(store, session, source, project_id, page, rows, items, result)
     result.feedback_written += flush_feedback(store, session, source, project)
-    if newest is not None and newest != checkpoint:
-        ls_state.set_pull_checkpoint(store, base_url, source, newest.isoformat())
+    if newest is not None and newest != checkpoint:  # the project's own key: a source may have several projects
+        ls_state.set_pull_checkpoint(store, base_url, project.source, newest.isoformat())
     return result
 
 

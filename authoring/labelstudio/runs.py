@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -30,10 +30,19 @@ def sync(
     drafts: Mapping[str, Mapping[str, Any]] | None = None,
     *,
     task_ids: Sequence[int] | None = None,
+    compare: Callable[..., Any] | None = None,
 ) -> SyncResult:
     """Push new candidates, then pull finished annotations: what one run of the pipeline does. With `task_ids`
-    (a webhook named them): pull those tasks only, push nothing."""
+    (a webhook named them): pull those tasks only, push nothing. With two curators per record (`settings.overlap`),
+    `compare` compares their answers (`scoring.curator_agreement.compare_answers`)."""
     project = ensure_project(store, session, source)
+    if session.settings.overlap > 1:  # two curators per record: the tasks a webhook named are not enough to compare
+        from authoring.labelstudio.overlap import sync_two_curators
+
+        if compare is None:
+            raise ValueError("two curators per record need `compare` (scoring.curator_agreement.compare_answers)")
+        pushed, pulled = sync_two_curators(store, session, source, drafts, project, compare)
+        return SyncResult(project.project_id, session.project_url(project.project_id), pushed, pulled)
     if task_ids:
         pulled = pull_tasks(store, session, source, task_ids)
         return SyncResult(project.project_id, session.project_url(project.project_id), PushResult(), pulled)
@@ -76,16 +85,19 @@ def label_studio_for_run(
     port: int | None = None,
     keep_running: bool = False,
     echo: Callable[[str], None] = print,
+    overlap: int = 1,
+    blind_second: bool = False,
 ) -> Iterator[LabelStudioSession | None]:
     """The Label Studio a run talks to: started in the workspace (`--start-label-studio`), given by
     flags or LABEL_STUDIO_URL / LABEL_STUDIO_API_KEY, or None when there is none.
 
     A started server is stopped when the block ends; with `keep_running` it serves the curators until
-    Ctrl-C first.
+    Ctrl-C first. `overlap` curators author each record (`blind_second`: the second without the draft's answer).
     """
+    two = {"overlap": overlap, "blind_second": blind_second}
     if not start:
         settings = LabelStudioSettings.from_env(url, api_key)
-        yield LabelStudioSession(settings) if settings is not None else None
+        yield LabelStudioSession(replace(settings, **two)) if settings is not None else None
         return
     from authoring.server import DEFAULT_PORT, LabelStudioServer
 
@@ -103,7 +115,9 @@ def label_studio_for_run(
             f"Label Studio is up at {server.url}: log in as {server.credentials.username}, "
             f"password in {server.data_dir / 'credentials.json'}"
         )
-        settings = LabelStudioSettings(url=server.url, api_key=server.api_key, local_files_root=str(server.files_root))
+        settings = LabelStudioSettings(
+            url=server.url, api_key=server.api_key, local_files_root=str(server.files_root), **two
+        )
         yield LabelStudioSession(settings)
         if keep_running:
             echo(f"Label Studio keeps running at {server.url} for the curators; Ctrl-C stops it.")

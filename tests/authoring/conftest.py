@@ -65,3 +65,18 @@ def store(tmp_path: Path):
 
     with Store.open(tmp_path / "workspace") as opened:
         yield opened
+
+
+@pytest.fixture(scope="session")
+def two_curators(label_studio_server: LabelStudioServer) -> tuple[tuple[int, str], tuple[int, str]]:
+    """Two curators' accounts, created through Label Studio's API (the server's own user is the adjudicator):
+    (user id, email) each. Annotations are made on their behalf with `completed_by`."""
+    from label_studio_sdk import LabelStudio
+
+    client = LabelStudio(base_url=label_studio_server.url, api_key=label_studio_server.api_key)
+    made = []
+    for name in ("ada", "bo"):
+        email = f"{name}-{uuid.uuid4().hex[:6]}@curators.test"
+        user = client.users.create(username=email, email=email, password=uuid.uuid4().hex)
+        made.append((int(user.id), email))
+    return made[0], made[1]

@@ -20,6 +20,7 @@ from exports.versions import parse_version
         (["--release", "1.2"], "--release", "MAJOR.MINOR.PATCH"),
         (["--release", "v1.2.3"], "--release", "no 'v' prefix"),
         (["--max-consecutive-failures", "-1"], "--max-consecutive-failures", "greater than or equal to 0"),
+        (["--blind-second"], "--blind-second", "needs --overlap 2"),
     ],
 )
 def test_refused_at_the_cli(
