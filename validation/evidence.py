@@ -64,7 +64,12 @@ ANCHOR_KEYS = (
 _STOP = {"the", "and", "for", "with", "from", "into", "was", "are", "has", "had", "its", "this", "that", "value"}
 _LABEL_MAX = 41  # characters of a label
 _LABEL_BEFORE = re.compile(r"([A-Za-z][A-Za-z /&()-]{0,40}):$")
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"“(\[])")
+# A full stop ends a sentence, not the period of a title, a suffix or an initial ("Edward Davis Wood Jr. (October
+# 10, 1924 ...", "Dr. Hamilton Osgood", "J. R. Smith").
+_SENTENCE_END = re.compile(
+    r"(?<=[.!?])(?<!\bJr\.)(?<!\bSr\.)(?<!\bDr\.)(?<!\bMr\.)(?<!\bMs\.)(?<!\bMrs\.)(?<!\bSt\.)(?<!\bNo\.)"
+    r"(?<!\bInc\.)(?<!\bCo\.)(?<!\bvs\.)(?<!\b[A-Z]\.)\s+(?=[A-Z0-9\"“(\[])"
+)
 # `\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?` with the first digit factored out: the same matches, but
 # a pattern that starts with a digit class is scanned several times faster. ASCII text takes [0-9].
 _NUMBER_TOKEN = re.compile(r"\d(?:\d{0,2}(?:,\d{3})+(?:\.\d+)?|\d*(?:\.\d+)?)")
@@ -731,12 +736,50 @@ def _check_given(
     if matches_normalised(value, quote) or quote_supports(value, quote, hint):
         return place  # a normalisation quoted as a span: fine, it is the same place
     kind = "normalised form" if given.kind == "normalised" else "text"
+    scale = _scale_apart(value, quote)
+    if scale is not None:
+        if _states_scale(context, scale):
+            return place  # a table "(In millions)": its cells are read in that scale
+        # The quote times a thousand or a million: a scale said somewhere the toolkit does not read, or a slip.
+        result.doubt(
+            "evidence_unverified",
+            f"{_show(value)} is its evidence {quote[:60]!r} times 10^{scale}, a scale the context does not state",
+            path,
+        )
+        return place
     if _contradicts(value, quote):
         result.fail("evidence_mismatch", f"{_show(value)} is not the {kind} of its evidence {quote[:80]!r}", path)
         return None
     # Not provably wrong (a paraphrase, a reading the toolkit does not know): a person decides.
     result.doubt("evidence_unverified", f"{_show(value)} is not a reading of its evidence {quote[:80]!r}", path)
     return place
+
+
+_SCALE_EXPONENTS = {"thousand": 3, "million": 6, "billion": 9}
+_STATED_SCALE = re.compile(
+    r"(?:\bin|\(|\bof)\s*(?:[$€£¥]\s*|(?:usd|eur|gbp|dollars|euros|pounds)\s+)?(thousand|million|billion)s\b",
+    re.IGNORECASE,
+)
+
+
+def _scale_apart(value: Any, quote: str) -> int | None:
+    """The power of ten (3, 6 or 9) by which a number exceeds a number of its quote ("3,423" given as
+    3423000000), if it does: a scale read from elsewhere, such as a table's header."""
+    number = to_decimal(value) if not isinstance(value, bool) else None
+    if number is None or number == 0:
+        return None
+    for said in number_readings(quote):
+        if said <= 0 or abs(said) >= abs(number):
+            continue
+        for exponent in _SCALE_EXPONENTS.values():
+            if said * Decimal(10) ** exponent == abs(number):
+                return exponent
+    return None
+
+
+def _states_scale(context: str, exponent: int) -> bool:
+    """Does the context state that its figures are in this scale ("(In millions)", "in $ thousands")?"""
+    return any(_SCALE_EXPONENTS[m.group(1).lower()] == exponent for m in _STATED_SCALE.finditer(context))
 
 
 def _contradicts(value: Any, quote: str) -> bool:

@@ -514,6 +514,8 @@ def _check_absent_date(leaf: LeafLike, hint: FieldHint, layout: LayoutLike, leav
     words = field_words(hint.key)
     if not words & _DATE_FIELD_WORDS or words & {"place", "state", "city", "country", "town", "location", "cause"}:
         return False  # a place or cause of birth or death is no date
+    if hint.is_boolean:
+        return False  # `born_in_england`: a yes or no, which a date beside the name does not answer
     names = [
         o.value for o in leaves if o.parent == leaf.parent and isinstance(o.value, str) and shape_of(o.value) == "name"
     ]
@@ -730,14 +732,18 @@ def _check_counts(
         if not hint.is_count:
             continue
         counted = key_meaning(leaf.key) - {"num", "number", "count", "total", "of", "n"}
-        for name, items in lists.items():
-            if counted & key_meaning(name) and len(items) != leaf.value:
-                doubt(
-                    "count_mismatch",
-                    f"{leaf.key!r} is {leaf.value}, but the answer's own list {name!r} has {len(items)} item(s)",
-                    leaf.path,
-                )
-                break
+        # The lists of what it counts (`member_count`: `current_members` and `former_members`): one of the
+        # count's length answers it; else the one that names the fewest other things is contradicted.
+        named = [(len(key_meaning(name) - counted), name, items) for name, items in lists.items()
+                 if counted & key_meaning(name)]  # fmt: skip
+        if not named or any(len(items) == leaf.value for _, _, items in named):
+            continue
+        _, name, items = min(named, key=lambda found: found[0])
+        doubt(
+            "count_mismatch",
+            f"{leaf.key!r} is {leaf.value}, but the answer's own list {name!r} has {len(items)} item(s)",
+            leaf.path,
+        )
 
 
 def _check_duplicates(containers: dict[str, Any], doubt: Doubt) -> None:

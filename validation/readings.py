@@ -80,6 +80,7 @@ class FieldHint:
     is_count: bool = False
     is_time: bool = False
     is_number: bool = False  # the schema types it a number (or integer) only
+    is_boolean: bool = False  # the schema types it a boolean only (`born_in_england` holds no date)
 
     @property
     def words(self) -> frozenset[str]:
@@ -126,7 +127,8 @@ def field_hint(key: str, description: str = "", types: frozenset[str] = frozense
     )
     is_time = bool(key_words & _TIME_WORDS) and not is_count and (not types or "string" in types)
     is_number = bool(types) and types - {"null"} <= {"number", "integer"} and bool(types - {"null"})
-    return FieldHint(key, description, unit, currency, is_count, is_time, is_number)
+    is_boolean = types - {"null"} == {"boolean"}
+    return FieldHint(key, description, unit, currency, is_count, is_time, is_number, is_boolean)
 
 
 def _compound_unit(key: str) -> str | None:

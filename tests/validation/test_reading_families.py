@@ -1,0 +1,152 @@
+"""Right answers written in ways a check used to misread, each beside a wrong answer of the same family that must
+still be held or rejected: a table's stated scale, a name ending in an abbreviation, a count beside two lists,
+a yes/no field whose name holds a date word."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from core.evidence import parse_evidence_map
+from validation.evidence import check_evidence
+from validation.field_hints import field_hints
+
+
+def _schema(value: Any) -> dict[str, Any]:
+    if isinstance(value, dict):
+        return {"type": "object", "properties": {k: _schema(v) for k, v in value.items()}}
+    if isinstance(value, list):
+        return {"type": "array", "items": _schema(value[0]) if value else {}}
+    if isinstance(value, bool):
+        return {"type": ["boolean", "null"]}
+    if isinstance(value, int | float):
+        return {"type": "number"}
+    return {"type": ["string", "null"]}
+
+
+def check(truth: dict[str, Any], context: str, evidence: dict[str, Any] | None = None, schema: dict | None = None):
+    parsed, problems = parse_evidence_map(evidence or {})
+    assert not problems
+    return check_evidence(truth, context, parsed, field_hints(truth, schema or _schema(truth)))
+
+
+def issues(result) -> set[tuple[str, str]]:
+    return {(i.code, i.path) for i in result.issues if i.code != "unexplained_null"}
+
+
+def failures(result) -> set[tuple[str, str]]:
+    return {(f.code, f.path) for f in result.failures}
+
+
+TABLE = (
+    "Stock-based compensation\n| (In millions) | 2024 | 2023 |\n| --- | --- | --- |\n"
+    "| Research and development | 3,423 | 2,532 |\n| Total | $4,737 | $3,549 |"
+)
+TABLE_NO_SCALE = TABLE.replace("(In millions)", "(Units)")
+
+
+# ---- a table's stated scale -------------------------------------------------------------------------------
+
+
+def test_a_cell_read_in_the_scale_its_table_states_is_its_reading() -> None:
+    truth = {"company": "NVIDIA", "research_usd": 3423000000, "total_usd": 4737000000}
+    evidence = {"$.research_usd": {"kind": "normalised", "quote": "3,423"}, "$.total_usd": "$4,737"}
+    result = check(truth, TABLE, evidence)
+    assert not failures(result)
+    assert not {code for code, _ in issues(result)} & {"evidence_unverified", "evidence_mismatch"}
+
+
+def test_thousands_stated_in_words_are_read_too() -> None:
+    context = "Figures in thousands of dollars. Revenue: 1,250. Staff: 40."
+    result = check({"firm": "Figures", "revenue_usd": 1250000, "staff": 40}, context, {"$.revenue_usd": "1,250"})
+    assert not failures(result)
+
+
+def test_a_scale_the_context_does_not_state_is_asked_not_rejected() -> None:
+    truth = {"company": "NVIDIA", "research_usd": 3423000000, "total_usd": 4737}
+    result = check(truth, TABLE_NO_SCALE, {"$.research_usd": {"kind": "normalised", "quote": "3,423"}})
+    assert not failures(result)
+    assert ("evidence_unverified", "$.research_usd") in issues(result)
+
+
+def test_a_cell_scaled_by_the_wrong_power_is_still_rejected() -> None:
+    # "(In millions)" and a value a thousand times the cell: neither the cell nor its stated scale
+    truth = {"company": "NVIDIA", "research_usd": 3423000, "total_usd": 4737000000}
+    result = check(truth, TABLE, {"$.research_usd": {"kind": "normalised", "quote": "3,423"}})
+    assert ("evidence_unverified", "$.research_usd") in issues(result) or failures(result)
+    wrong = check({"company": "NVIDIA", "research_usd": 2532000000, "total_usd": 1}, TABLE, {"$.research_usd": "3,423"})
+    assert ("evidence_mismatch", "$.research_usd") in failures(wrong)
+
+
+# ---- a name that ends in an abbreviation ------------------------------------------------------------------
+
+WOOD = (
+    "Ed Wood\nEdward Davis Wood Jr. (October 10, 1924 – December 10, 1978) was an American filmmaker.\n\n"
+    "Conrad Brooks\nConrad Brooks (born January 3, 1931) is an American actor. He met Dr. Hamilton Osgood "
+    "(March 2, 1901) in Baltimore."
+)
+
+
+def test_a_date_right_after_a_name_ending_in_jr_is_near_it() -> None:
+    truth = {"people": [{"name": "Edward Davis Wood Jr.", "birth_date": "1924-10-10", "death_date": "1978-12-10"}]}
+    assert not {code for code, _ in issues(check(truth, WOOD))} & {"value_not_near_entity"}
+
+
+def test_a_title_does_not_cut_a_sentence_either() -> None:
+    truth = {"people": [{"name": "Hamilton Osgood", "birth_date": "1901-03-02", "city": "Baltimore"}]}
+    assert ("value_not_near_entity", "$.people[0].birth_date") not in issues(check(truth, WOOD))
+
+
+def test_another_persons_date_is_still_not_near_the_name() -> None:
+    truth = {"people": [{"name": "Edward Davis Wood Jr.", "birth_date": "1931-01-03", "death_date": "1978-12-10"}]}
+    assert ("value_not_near_entity", "$.people[0].birth_date") in issues(check(truth, WOOD))
+
+
+# ---- a count beside two lists of what it counts -----------------------------------------------------------
+
+BAND = (
+    "Winner is a South Korean boy group formed by YG Entertainment. The group has 4 members: Jinwoo, Seunghoon, "
+    "Mino and Seungyoon. Taehyun left the group."
+)
+
+
+def test_a_count_that_one_of_its_lists_has_is_no_mismatch() -> None:
+    truth = {
+        "group": "Winner",
+        "current_members": ["Jinwoo", "Seunghoon", "Mino", "Seungyoon"],
+        "member_count": 4,
+        "former_members": ["Taehyun"],
+    }
+    assert ("count_mismatch", "$.member_count") not in issues(check(truth, BAND))
+
+
+def test_a_count_that_none_of_its_lists_has_is_flagged() -> None:
+    truth = {
+        "group": "Winner",
+        "current_members": ["Jinwoo", "Seunghoon", "Mino"],
+        "member_count": 4,
+        "former_members": ["Taehyun"],
+    }
+    assert ("count_mismatch", "$.member_count") in issues(check(truth, BAND))
+
+
+def test_a_count_against_its_only_list_is_still_checked() -> None:
+    truth = {"group": "Winner", "members": ["Jinwoo", "Seunghoon", "Mino"], "member_count": 4}
+    assert ("count_mismatch", "$.member_count") in issues(check(truth, BAND))
+
+
+# ---- a yes/no field whose name holds a date word -----------------------------------------------------------
+
+WRITERS = "Henry Roth\nHenry Roth (February 8, 1906 – October 13, 1995) was an American novelist."
+
+
+def test_a_boolean_about_birth_is_no_date_stated_beside_the_name() -> None:
+    truth = {"writers": [{"name": "Henry Roth", "nationality": "American", "born_in_england": None}]}
+    schema = _schema({"writers": [{"name": "x", "nationality": "x", "born_in_england": True}]})
+    result = check(truth, WRITERS, {"$.writers[0].born_in_england": "absent"}, schema)
+    assert ("absent_but_stated", "$.writers[0].born_in_england") not in issues(result)
+
+
+def test_a_birth_date_given_as_absent_beside_the_name_is_still_flagged() -> None:
+    truth = {"writers": [{"name": "Henry Roth", "nationality": "American", "birth_date": None}]}
+    result = check(truth, WRITERS, {"$.writers[0].birth_date": "absent"})
+    assert ("absent_but_stated", "$.writers[0].birth_date") in issues(result)
