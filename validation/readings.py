@@ -749,6 +749,42 @@ def _reordered_name(value: str, text: str) -> list[Place]:
     return [(m.start(), m.end(), "name order") for m in re.finditer(pattern, text)][:8]
 
 
+@lru_cache(maxsize=1)
+def _demonyms() -> tuple[dict[str, tuple[str, ...]], dict[str, tuple[str, ...]]]:
+    """Country names (and their other spellings: "USA", "Republic of Ireland") -> the adjectives of their people
+    ("American"), and each adjective -> the names of its countries, lower-cased, from countryinfo's data."""
+    from countryinfo import all_countries
+
+    by_name: dict[str, tuple[str, ...]] = {}
+    by_adjective: dict[str, list[str]] = {}
+    for country in all_countries():
+        try:
+            name, adjective, others = country.name(), country.demonym(), country.alt_spellings() or []
+        except Exception:  # a territory without the data: no reading
+            continue
+        if not name or not adjective:
+            continue
+        adjectives = tuple(a.strip() for a in re.split(r"[,/]", adjective) if a.strip())
+        names = [name, *(o for o in others if len(o) > 3 and not o.isupper())]  # not "US", "GBR": codes
+        for spelled in names:
+            by_name[spelled.lower()] = by_name.get(spelled.lower(), ()) + adjectives
+        for word in adjectives:
+            by_adjective.setdefault(word.lower(), []).extend(names)
+    return by_name, {word: tuple(names) for word, names in by_adjective.items()}
+
+
+def demonym_places(value: str, text: str) -> list[Place]:
+    """A country given for the adjective the text uses ("Norway" for "Norwegian-born", "United States" for
+    "an American rock band"), or an adjective given for the country the text names."""
+    by_name, by_adjective = _demonyms()
+    wanted = value.strip().lower()
+    words = by_name.get(wanted) or by_adjective.get(wanted)
+    if not words:
+        return []
+    pattern = "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
+    return [(m.start(), m.end(), "demonym") for m in re.finditer(rf"(?<![\w-])(?:{pattern})(?!\w)", text, re.I)][:16]
+
+
 def string_places(value: str, text: str) -> list[Place]:
     """Where a string is written another way: without diacritics, as an abbreviation or its expansion, as a
     currency word for an ISO code, as a decade or a clock time."""
@@ -770,6 +806,10 @@ def string_places(value: str, text: str) -> list[Place]:
     places = date_places(stripped, text)
     if places:
         return places
+    if stripped[:1].isupper() and len(stripped) <= 60:
+        places = demonym_places(stripped, text)
+        if places:
+            return places
     initials = _initials(stripped)
     if initials and len(initials) >= 2:
         places += [(m.start(), m.end(), "abbreviation") for m in re.finditer(rf"\b{re.escape(initials)}\b", text)]

@@ -150,3 +150,33 @@ def test_a_birth_date_given_as_absent_beside_the_name_is_still_flagged() -> None
     truth = {"writers": [{"name": "Henry Roth", "nationality": "American", "birth_date": None}]}
     result = check(truth, WRITERS, {"$.writers[0].birth_date": "absent"})
     assert ("absent_but_stated", "$.writers[0].birth_date") in issues(result)
+
+
+# ---- a country for the adjective of its people --------------------------------------------------------------
+
+
+def test_a_country_is_read_from_the_adjective_the_text_uses() -> None:
+    from validation.readings import string_places
+
+    assert string_places("Norway", "the Norwegian-born astronomer")
+    assert string_places("United States", "Local H is an American rock band")
+    assert string_places("Denmark", "a 1998 DANISH film")
+    assert string_places("American", "she was born in the United States of America")
+
+
+def test_a_country_whose_adjective_the_text_does_not_use_is_not_read() -> None:
+    from validation.readings import string_places
+
+    assert not string_places("Sweden", "a Danish film")
+    assert not string_places("Ireland", "an Anglo-Irish writer")  # another people's adjective
+    assert not string_places("Norway", "the Norwegianborn astronomer")
+
+
+def test_a_demonym_grounds_its_country_and_a_wrong_country_is_still_doubted() -> None:
+    context = "Quill are a Danish folk band formed in Saltmouth in 1983."
+    right = check({"band": "Quill", "country": "Denmark", "formed_in": "Saltmouth"}, context, {"$.country": "Danish"})
+    assert not failures(right) and not {c for c, _ in issues(right)} & {"evidence_unverified", "ungrounded_value"}
+    wrong = check({"band": "Quill", "country": "Sweden", "formed_in": "Saltmouth"}, context, {"$.country": "Danish"})
+    assert ("evidence_unverified", "$.country") in issues(wrong)
+    unquoted = check({"band": "Quill", "country": "Sweden", "formed_in": "Saltmouth"}, context)
+    assert "$.country" in unquoted.ungrounded
