@@ -46,6 +46,7 @@ from validation.normalise import matches_normalised, number_readings, same_numbe
 from validation.readings import (
     FieldHint,
     conversion_supports,
+    field_words,
     number_places,
     precision_of,
     quote_supports,
@@ -692,11 +693,15 @@ def _check_given(
             if computed is None:
                 result.fail("evidence_mismatch", f"rule {given.rule!r} cannot be computed from {given.sources}", path)
             elif not _same(computed, value):
-                result.fail(
-                    "evidence_mismatch",
-                    f"{given.rule} of {', '.join(given.sources)} is {_show(computed)}, not {_show(value)}",
-                    path,
-                )
+                mixed_up = _rule_mixed_up(given.rule, computed, value, leaf.key or "")
+                if mixed_up is not None:  # the value answers the field; the rule named is its opposite
+                    result.doubt("evidence_unverified", mixed_up, path)
+                else:
+                    result.fail(
+                        "evidence_mismatch",
+                        f"{given.rule} of {', '.join(given.sources)} is {_show(computed)}, not {_show(value)}",
+                        path,
+                    )
         elif not given.rule:
             result.doubt(
                 "unverified_derivation",
@@ -780,6 +785,37 @@ def _scale_apart(value: Any, quote: str) -> int | None:
 def _states_scale(context: str, exponent: int) -> bool:
     """Does the context state that its figures are in this scale ("(In millions)", "in $ thousands")?"""
     return any(_SCALE_EXPONENTS[m.group(1).lower()] == exponent for m in _STATED_SCALE.finditer(context))
+
+
+_OPPOSITE_RULES = {
+    "equal": "not_equal", "not_equal": "equal", "earlier": "later", "later": "earlier", "less": "greater",
+    "greater": "less",
+}  # fmt: skip
+_RULE_WORDS = {
+    "equal": {"same", "equal", "equals", "identical", "match", "matches", "shared", "share"},
+    "not_equal": {"different", "differ", "differs", "distinct", "unequal"},
+    "earlier": {"earlier", "earliest", "before", "older", "oldest", "first", "sooner", "preceded"},
+    "later": {"later", "latest", "after", "younger", "youngest", "newer", "last"},
+    "less": {"less", "fewer", "smaller", "lower", "shorter", "cheaper"},
+    "greater": {"greater", "more", "larger", "bigger", "higher", "taller", "longer", "exceeds"},
+}
+
+
+def _rule_mixed_up(rule: str, computed: Any, value: Any, key: str) -> str | None:
+    """Why a derived value that is the exact opposite of its rule's result is more likely a rule name mixed up
+    than a wrong value: a yes/no field whose own name asks the opposite rule (`same_nationality` derived by
+    `not_equal`), or a difference with its two sources in the other order. None when nothing says so."""
+    words = field_words(key)
+    if isinstance(computed, bool) and isinstance(value, bool) and value is not computed:
+        opposite = _OPPOSITE_RULES.get(rule)
+        if opposite is not None and words & _RULE_WORDS[opposite] and not words & _RULE_WORDS[rule]:
+            return (
+                f"{rule} gives {str(computed).lower()}, but {key!r} asks {opposite} and is {str(value).lower()}: "
+                f"is the rule meant to be {opposite!r}?"
+            )
+    if rule == "difference" and isinstance(computed, Decimal) and to_decimal(value) == -computed and computed:
+        return f"the difference is {computed}, the value its opposite: are the two sources in the other order?"
+    return None
 
 
 def _contradicts(value: Any, quote: str) -> bool:

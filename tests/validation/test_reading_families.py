@@ -180,3 +180,35 @@ def test_a_demonym_grounds_its_country_and_a_wrong_country_is_still_doubted() ->
     assert ("evidence_unverified", "$.country") in issues(wrong)
     unquoted = check({"band": "Quill", "country": "Sweden", "formed_in": "Saltmouth"}, context)
     assert "$.country" in unquoted.ungrounded
+
+
+# ---- a derivation rule named the other way round -----------------------------------------------------------
+
+AUTHORS = "Welsh writer Cadi Morgan wrote it. Scottish writer Ewan Dalgleish wrote the other."
+NATIONALITIES = {"$.a": "Welsh writer Cadi Morgan", "$.b": "Scottish writer Ewan Dalgleish"}
+
+
+def test_a_rule_named_opposite_to_its_fields_question_is_asked_not_rejected() -> None:
+    evidence = NATIONALITIES | {"$.same_nationality": {"derived_from": ["$.a", "$.b"], "rule": "not_equal"}}
+    result = check({"a": "Welsh", "b": "Scottish", "same_nationality": False}, AUTHORS, evidence)
+    assert not failures(result)
+    assert ("evidence_unverified", "$.same_nationality") in issues(result)
+
+
+def test_a_boolean_against_a_rule_its_field_agrees_with_is_still_rejected() -> None:
+    evidence = NATIONALITIES | {"$.different_nationality": {"derived_from": ["$.a", "$.b"], "rule": "not_equal"}}
+    result = check({"a": "Welsh", "b": "Scottish", "different_nationality": False}, AUTHORS, evidence)
+    assert ("evidence_mismatch", "$.different_nationality") in failures(result)
+    evidence = NATIONALITIES | {"$.same_nationality": {"derived_from": ["$.a", "$.b"], "rule": "equal"}}
+    result = check({"a": "Welsh", "b": "Scottish", "same_nationality": True}, AUTHORS, evidence)
+    assert ("evidence_mismatch", "$.same_nationality") in failures(result)
+
+
+def test_a_difference_of_sources_in_the_other_order_is_asked_and_a_wrong_one_rejected() -> None:
+    context = "Solvang directed it from 1958 to 1977."
+    quotes = {"$.start": "1958", "$.end": "1977"}
+    swapped = quotes | {"$.years": {"derived_from": ["$.start", "$.end"], "rule": "difference"}}
+    result = check({"start": 1958, "end": 1977, "years": 19}, context, swapped)
+    assert not failures(result) and ("evidence_unverified", "$.years") in issues(result)
+    result = check({"start": 1958, "end": 1977, "years": 20}, context, swapped)
+    assert ("evidence_mismatch", "$.years") in failures(result)
