@@ -575,7 +575,7 @@ def check_evidence(
     _check_fields(leaves, spans, layout, anchors, result, explicit=set(evidence), object_strings=object_strings)
 
     def find(value: Any, hint: FieldHint) -> list[tuple[int, int]]:
-        found = _occurrences(value, ctx) or _other_readings(value, ctx.raw, hint)
+        found = _occurrences(value, ctx) or _other_readings(value, ctx.raw, hint, ctx.original)
         return [(start, end) for start, end, _ in found]
 
     check_field_ties(leaves, spans, layout, hints, ground_truth, containers, speakers, result.doubt, find, question)
@@ -647,11 +647,11 @@ def _words_in_one_clause(value: Any, layout: Layout) -> bool:
     return False
 
 
-def _other_readings(value: Any, text: str, hint: FieldHint) -> list[tuple[int, int, str]]:
+def _other_readings(value: Any, text: str, hint: FieldHint, stamped: str | None = None) -> list[tuple[int, int, str]]:
     """Places of a value written another way; only those with offsets (a reading without one, such as a name
     found without its diacritics, grounds the value through `is_grounded`'s forgiving search instead)."""
     number = to_decimal(value)
-    found = number_places(number, text, hint) if number is not None else []
+    found = number_places(number, text, hint, stamped) if number is not None else []
     if not found and isinstance(value, str):
         found = string_places(value, text)
     return [(start, end, "normalised") for start, end, _ in found if end > start][:MAX_OCCURRENCES]
@@ -1011,7 +1011,7 @@ def _locate(
     """The best place of a value without evidence: near its object's anchor, under its own label. A value not
     written as it is may be written another way (validation/readings.py: a unit conversion, a decimal comma,
     a clock time, an abbreviation, ...)."""
-    places = _occurrences(leaf.value, ctx) or _other_readings(leaf.value, ctx.raw, hint)
+    places = _occurrences(leaf.value, ctx) or _other_readings(leaf.value, ctx.raw, hint, ctx.original)
     if not places:
         return None
     if len(places) > 1 and leaf.key:

@@ -416,6 +416,10 @@ _QUANTITY = re.compile(
 
 
 _UNIT_NAMES = frozenset(_UNIT_WORDS.values())
+_HAS_UNIT_WORD = re.compile(
+    r"\b(?:" + "|".join(sorted((re.escape(w) for w in _UNIT_WORDS if len(w) >= 3), key=len, reverse=True)) + r")\b",
+    re.IGNORECASE,
+)
 
 
 @lru_cache(maxsize=1)
@@ -462,7 +466,93 @@ def quantity_mentions(text: str) -> tuple[tuple[int, int, Decimal, str], ...]:
         end = match.start("unit") + len(unit_text)
         found.append((match.start(), end, number, str(unit)))
     found += _digitised_quantities(text)
+    found += _worded_quantities(text)
     return tuple(found)
+
+
+_WORDED_QUANTITY = re.compile(
+    rf"\b(?P<number>an?|(?:(?:{_SPELLED_WORDS})[\s-]+(?:and[\s-]+)?)*(?:{_SPELLED_WORDS}))\s+(?P<unit>[a-z]{{3,}})\b",
+    re.IGNORECASE,
+)
+
+
+def _worded_quantities(text: str) -> list[tuple[int, int, Decimal, str]]:
+    """Small quantities in words, where text2num writes no digits: "about a centimetre", "TWO CENTIMETRES"."""
+    found = []
+    if not _HAS_UNIT_WORD.search(text):
+        return found
+    for match in _WORDED_QUANTITY.finditer(text):
+        unit = parse_unit(match.group("unit"))
+        if unit is None:
+            continue
+        words = match.group("number").lower()
+        number = Decimal(1) if words in ("a", "an") else spelled_number(words)
+        if number is not None:
+            found.append((match.start(), match.end(), number, str(unit)))
+    return found
+
+
+_CARRY_CHARS = 400  # how far back a bare number borrows the unit of the last quantity said
+_CARRY_LINES = 8
+_CARRY_SECONDS = 60  # in a transcript: within a minute of talk
+
+
+def carried_quantities(text: str, stamped: str | None = None) -> list[tuple[int, int, Decimal, str]]:
+    """Numbers said without a unit right after a quantity with one, read in that unit: "ABOUT TWO CENTIMETRES"
+    ... "WE'LL SAY TWO POINT FIVE" is 2.5 centimetres. Only the last unit said, a few lines back, or in a
+    meeting (`stamped`: the transcript with its timestamps, same offsets as `text`) within a minute."""
+    stamped = stamped if stamped is not None and len(stamped) == len(text) else text
+    quantities = sorted(quantity_mentions(text))
+    if not quantities:
+        return []
+    found = []
+    for start, end, value, _ in number_mentions(text) + tuple(_plain_numbers(text)):
+        if any(q_start <= start < q_end or start <= q_start < end for q_start, q_end, _, _ in quantities):
+            continue  # the number of a quantity, or a line that holds one
+        if value in _stamp_numbers(stamped, start):
+            continue  # a number of a line's timestamp, read with the line's words
+        before = [q for q in quantities if q[1] <= start]
+        if not before:
+            continue
+        q_start, q_end, _, unit = before[-1]
+        said, then = _stamp_seconds(stamped, q_start), _stamp_seconds(stamped, start)
+        if said is not None and then is not None:
+            near = 0 <= then - said <= _CARRY_SECONDS  # a meeting: the same exchange
+        else:
+            near = start - q_end <= _CARRY_CHARS and text.count("\n", q_end, start) <= _CARRY_LINES
+        if near:
+            found.append((start, end, value, unit))
+    return found
+
+
+_STAMP = re.compile(r"\[(\d+):(\d+)(?::(\d+))?\]")
+
+
+def _stamp_numbers(text: str, offset: int) -> set[Decimal]:
+    line_start = text.rfind("\n", 0, offset + 1) + 1
+    stamp = _STAMP.match(text, line_start)
+    return {Decimal(int(g)) for g in stamp.groups() if g is not None} if stamp else set()
+
+
+def _stamp_seconds(text: str, offset: int) -> int | None:
+    line_start = text.rfind("\n", 0, offset + 1) + 1
+    stamp = _STAMP.match(text, line_start)
+    if stamp is None:
+        return None
+    parts = [int(g) for g in stamp.groups() if g is not None]
+    return parts[0] * 60 + parts[1] if len(parts) == 2 else parts[0] * 3600 + parts[1] * 60 + parts[2]
+
+
+def _plain_numbers(text: str) -> list[tuple[int, int, Decimal, str]]:
+    found = []
+    for match in _PLAIN_NUMBER.finditer(text):
+        line_start = text.rfind("\n", 0, match.start()) + 1
+        if text.startswith("[", line_start) and match.start() < text.find("]", line_start):
+            continue  # a transcript's timestamp
+        value = _number_token(match.group().replace(",", ""))
+        if value is not None:
+            found.append((match.start(), match.end(), value, "digits"))
+    return found
 
 
 def _digitised_quantities(text: str) -> list[tuple[int, int, Decimal, str]]:
@@ -835,7 +925,7 @@ _FRACTION_WORDS = {"fraction", "share", "proportion", "ratio", "rate", "part", "
 _MINOR_MONEY = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(?:cents?|pence|p)\b", re.IGNORECASE)
 
 
-def number_places(value: Decimal, text: str, hint: FieldHint | None = None) -> list[Place]:
+def number_places(value: Decimal, text: str, hint: FieldHint | None = None, stamped: str | None = None) -> list[Place]:
     """Where a number is written another way than its digits, including converted from another unit when its
     field names one."""
     rounding = precision_of(value)
@@ -863,6 +953,11 @@ def number_places(value: Decimal, text: str, hint: FieldHint | None = None) -> l
             converted = convert(magnitude, unit, hint.unit)
             if converted is not None and unit != hint.unit and close(converted, value, rounding=rounding):
                 places.append((start, end, "converted"))
+        if not places:
+            for start, end, magnitude, unit in carried_quantities(text, stamped):
+                converted = convert(magnitude, unit, hint.unit)
+                if converted is not None and unit != hint.unit and close(converted, value, rounding=rounding):
+                    places.append((start, end, "converted"))
     return places
 
 

@@ -212,3 +212,44 @@ def test_a_difference_of_sources_in_the_other_order_is_asked_and_a_wrong_one_rej
     assert not failures(result) and ("evidence_unverified", "$.years") in issues(result)
     result = check({"start": 1958, "end": 1977, "years": 20}, context, swapped)
     assert ("evidence_mismatch", "$.years") in failures(result)
+
+
+# ---- quantities in words, and a unit carried over in the same exchange ---------------------------------------
+
+REMOTE = (
+    "[13:05] FEE005: ABOUT A CENTIMETRE FOR A BUTTON\n"
+    "[13:25] FEE005: ABOUT TWO CENTIMETRES OKAY\n"
+    "[13:27] MEE008: TWO'S NOT VERY HIGH AT ALL THOUGH\n"
+    "[13:38] FEE005: OKAY WE'LL SAY TWO POINT FIVE\n"
+    "[19:40] MEE008: AND SEVEN FOR THE LOGO\n"
+)
+MM = {
+    "type": "object",
+    "properties": {
+        "button_mm": {"type": "number", "description": "button size in millimetres"},
+        "height_mm": {"type": "number", "description": "height in millimetres"},
+        "speaker": {"type": "string"},
+    },
+}
+
+
+def test_a_quantity_in_words_is_converted_to_the_fields_unit() -> None:
+    from validation.readings import quantity_mentions
+
+    assert [(m, u) for _, _, m, u in quantity_mentions("ABOUT A CENTIMETRE")] == [(1, "centimeter")]
+    result = check({"button_mm": 10, "height_mm": 20, "speaker": "FEE005"}, REMOTE, schema=MM)
+    assert not result.ungrounded
+
+
+def test_a_bare_number_takes_the_unit_said_just_before() -> None:
+    result = check({"button_mm": 10, "height_mm": 25, "speaker": "FEE005"}, REMOTE, schema=MM)
+    assert "$.height_mm" not in result.ungrounded
+
+
+def test_a_unit_does_not_carry_past_the_exchange_nor_into_timestamps() -> None:
+    far = check({"button_mm": 10, "height_mm": 70, "speaker": "FEE005"}, REMOTE, schema=MM)
+    assert "$.height_mm" in far.ungrounded  # "SEVEN" said six minutes later
+    stamp = check({"button_mm": 10, "height_mm": 380, "speaker": "FEE005"}, REMOTE, schema=MM)
+    assert "$.height_mm" in stamp.ungrounded  # 38 is the line's timestamp
+    wrong = check({"button_mm": 1, "height_mm": 25, "speaker": "FEE005"}, REMOTE, schema=MM)
+    assert "$.button_mm" in wrong.ungrounded or ("unit_mismatch", "$.button_mm") in issues(wrong)
