@@ -572,6 +572,22 @@ def _spelled_in(clause: str) -> bool:
 
 
 _ITEM_SEPARATORS = re.compile(r"\s*(?:[,;|\n]|\s/\s)\s*")
+_MARKUP_IN_VALUE = re.compile(r"(?:^|\n)\s*\[\d{1,2}:\d{2}(?::\d{2})?\] [^:\n]{1,64}: ")
+_NUMBER_CELL = re.compile(r"[-+−$€£(]*\d[\d,.]*[%)]?(?:[KMBTkmbt]|bn|mn)?")
+_CODE_WORDS = {
+    "phone",
+    "telephone",
+    "tel",
+    "fax",
+    "isbn",
+    "issn",
+    "code",
+    "id",
+    "number",
+    "numbers",
+    "digits",
+    "serial",
+}
 
 
 def _check_letters(leaf: LeafLike, layout: Any, doubt: Doubt) -> None:
@@ -589,7 +605,27 @@ def _check_letters(leaf: LeafLike, layout: Any, doubt: Doubt) -> None:
 def _check_copy(leaf: LeafLike, hint: FieldHint, text: str, doubt: Doubt) -> None:
     value = leaf.value.strip()
     words = value.split()
+    utterances = len(_MARKUP_IN_VALUE.findall(value))
+    if utterances >= 2 and not field_words(leaf.key or "") & {"transcript", "excerpt", "lines", "utterances"}:
+        doubt(
+            "copied_span",
+            f"{utterances} utterances of the transcript, with their timestamps and speaker labels, pasted as the "
+            f"value of {leaf.key!r}",
+            leaf.path,
+        )
+        return
     if hint.words & _FREE_TEXT_WORDS:
+        return
+    if (
+        len(words) >= 4
+        and all(_NUMBER_CELL.fullmatch(word) for word in words)
+        and not hint.words & (_LIST_WORDS | _CODE_WORDS)
+    ):
+        doubt(
+            "copied_span",
+            f"{len(words)} numbers pasted as the one value of {leaf.key!r} (a table's row or column, not a value)",
+            leaf.path,
+        )
         return
     items = [item for item in _ITEM_SEPARATORS.split(value) if item]
     if len(items) >= 4 and leaf.key and not leaf.key.endswith("s") and not hint.words & _LIST_WORDS:

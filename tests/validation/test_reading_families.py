@@ -253,3 +253,41 @@ def test_a_unit_does_not_carry_past_the_exchange_nor_into_timestamps() -> None:
     assert "$.height_mm" in stamp.ungrounded  # 38 is the line's timestamp
     wrong = check({"button_mm": 1, "height_mm": 25, "speaker": "FEE005"}, REMOTE, schema=MM)
     assert "$.button_mm" in wrong.ungrounded or ("unit_mismatch", "$.button_mm") in issues(wrong)
+
+
+# ---- a stretch of transcript, or a run of table cells, pasted as one value ------------------------------------
+
+TALK = (
+    "[36:17] FEE005: I THINK IT WAS QUITE GOOD THAT WE HAD TIME LIMITS\n"
+    "[36:21] FEE005: BECAUSE MEETINGS REALLY DO RUN ON\n"
+    "[36:22] MEE008: OH YEAH\n"
+)
+TOKENS = "| Source | Type | Tokens |\n| DCLM-Baseline | Web pages | 3.71T |\n| StarCoder | Code | 83.0B |\n"
+
+
+def test_utterances_with_their_labels_pasted_as_a_value_are_flagged() -> None:
+    pasted = TALK.strip()
+    truth = {"view_on_time_limits": pasted, "said_by": "FEE005", "said_at": "36:17"}
+    schema = _schema(truth)
+    schema["properties"]["view_on_time_limits"]["description"] = "her view, in a sentence"
+    assert ("copied_span", "$.view_on_time_limits") in issues(check(truth, TALK, schema=schema))
+
+
+def test_a_view_in_her_own_words_or_one_quoted_line_is_no_copy() -> None:
+    truth = {"view_on_time_limits": "time limits were good: meetings run on", "said_by": "FEE005", "said_at": "36:17"}
+    assert ("copied_span", "$.view_on_time_limits") not in issues(check(truth, TALK))
+    quoted = {
+        "quote": "[36:17] FEE005: I THINK IT WAS QUITE GOOD THAT WE HAD TIME LIMITS",
+        "said_by": "FEE005",
+        "at": 1,
+    }
+    assert ("copied_span", "$.quote") not in issues(check(quoted, TALK))
+
+
+def test_a_run_of_numbers_pasted_as_one_value_is_flagged_and_a_single_figure_is_not() -> None:
+    column = {"dclm_tokens": "3.71T 83.0B 58.6B 12.2B", "type": "Web pages", "source": "DCLM-Baseline"}
+    assert ("copied_span", "$.dclm_tokens") in issues(check(column, TOKENS))
+    single = {"dclm_tokens": "3.71T", "type": "Web pages", "source": "DCLM-Baseline"}
+    assert ("copied_span", "$.dclm_tokens") not in issues(check(single, TOKENS))
+    phone = {"phone": "+44 20 7946 0958", "type": "Web pages", "source": "DCLM-Baseline"}
+    assert ("copied_span", "$.phone") not in issues(check(phone, TOKENS + "Call +44 20 7946 0958."))
