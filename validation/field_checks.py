@@ -231,6 +231,7 @@ def check_field_ties(
             place = _narrow(text, place, value)  # the number itself inside a curator's longer quote
             _check_scale(leaf, hint, text, place, doubt)
             _check_unit(leaf, hint, text, place, doubt)
+            _check_hundredths(leaf, hint, text, place, doubt)
             counted = hint.is_count and any(isinstance(c, list) and len(c) == value for c in containers.values())
             if not counted:  # a count of the answer's own list is computed, not read from any phrase
                 _check_number_phrase(leaf, hint, text, place, doubt, lambda v=value, h=hint: find(v, h))
@@ -305,6 +306,39 @@ def _check_unit(leaf: LeafLike, hint: FieldHint, text: str, place: tuple[int, in
                     leaf.path,
                 )
             return
+
+
+_PERCENT_SAID = re.compile(r"^\s*%|\b(?:percent|per cent)\b", re.IGNORECASE)  # right after, or later in its line
+_MINOR_NEXT = re.compile(r"\s*(?:cents?|pence|p)\b", re.IGNORECASE)
+_SHARE_WORDS = {"fraction", "share", "proportion", "ratio"}
+_PERCENT_WORDS = {"percent", "percentage", "pct", "per", "cent"}
+_MINOR_WORDS = {"cent", "cents", "pence", "penny", "p"}
+
+
+def _check_hundredths(leaf: LeafLike, hint: FieldHint, text: str, place: tuple[int, int], doubt: Doubt) -> None:
+    """A value written with a unit a hundred times smaller than its field's: "SEVENTY PERCENT" given as 70 in a
+    field that holds a fraction between 0 and 1, "TEN CENTS" given as 10 in a field in euros."""
+    value = leaf.value
+    if not 1 < abs(value) <= 10_000:
+        return
+    after = text[place[1] : place[1] + 12]
+    words = hint.words
+    line_end = text.find("\n", place[1])
+    rest_of_line = text[place[1] : line_end if line_end >= 0 else len(text)][:60]
+    if words & _SHARE_WORDS and not words & _PERCENT_WORDS and _PERCENT_SAID.search(rest_of_line):
+        doubt(
+            "unit_mismatch",
+            f"{value!r} is said as a percentage ({(text[place[0] : place[1]] + rest_of_line).strip()[:60]!r}), "
+            f"but {leaf.key!r} holds a fraction: {value / 100!r}?",
+            leaf.path,
+        )
+    elif hint.currency and not words & _MINOR_WORDS and _MINOR_NEXT.match(after):
+        doubt(
+            "unit_mismatch",
+            f"{value!r} is written in cents ({text[place[0] : place[1]]}{_MINOR_NEXT.match(after).group()}), but "  # type: ignore[union-attr]
+            f"{leaf.key!r} is in {hint.currency}: {value / 100!r}?",
+            leaf.path,
+        )
 
 
 _SCALE_AFTER = re.compile(r"(\d+(?:[.,]\d+)?)\s*(thousand|million|billion|trillion|bn|mn)\b", re.IGNORECASE)

@@ -291,3 +291,44 @@ def test_a_run_of_numbers_pasted_as_one_value_is_flagged_and_a_single_figure_is_
     assert ("copied_span", "$.dclm_tokens") not in issues(check(single, TOKENS))
     phone = {"phone": "+44 20 7946 0958", "type": "Web pages", "source": "DCLM-Baseline"}
     assert ("copied_span", "$.phone") not in issues(check(phone, TOKENS + "Call +44 20 7946 0958."))
+
+
+# ---- a unit a hundred times smaller than the field's: percent for a fraction, cents for euros ----------------
+
+GOAL = (
+    "[20:54] FEE005: SO ABOUT SIXTY NINE SEVENTY PERCENT YEAH\n"
+    "[20:56] MEE008: OH RIGHT ABOUT SEVENTY YEAH SEVENTY PERCENT\n"
+    "[20:58] MEE007: WE'VE ONLY GOT LIKE WHAT TEN CENTS LEFT SO\n"
+)
+SHARE = {
+    "type": "object",
+    "properties": {
+        "goal_share": {"type": "number", "description": "share of the goal reached, as a fraction between 0 and 1"},
+        "money_left_eur": {"type": "number", "description": "money left in the budget, in euros"},
+        "asked_by": {"type": "string"},
+    },
+}
+
+
+def test_a_percentage_in_a_fraction_field_and_cents_in_a_euro_field_are_flagged() -> None:
+    result = check({"goal_share": 70, "money_left_eur": 10, "asked_by": "MEE008"}, GOAL, schema=SHARE)
+    assert ("unit_mismatch", "$.goal_share") in issues(result)
+    assert ("unit_mismatch", "$.money_left_eur") in issues(result)
+
+
+def test_the_fraction_and_the_euros_they_stand_for_are_not() -> None:
+    result = check({"goal_share": 0.7, "money_left_eur": 0.1, "asked_by": "MEE008"}, GOAL, schema=SHARE)
+    assert not {code for code, _ in issues(result)} & {"unit_mismatch"}
+
+
+def test_a_percent_field_and_a_cents_field_take_the_number_as_said() -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "goal_share_percent": {"type": "number", "description": "share of the goal reached, in percent"},
+            "money_left_cents": {"type": "number", "description": "money left, in euro cents"},
+            "asked_by": {"type": "string"},
+        },
+    }
+    result = check({"goal_share_percent": 70, "money_left_cents": 10, "asked_by": "MEE008"}, GOAL, schema=schema)
+    assert not {code for code, _ in issues(result)} & {"unit_mismatch"}
