@@ -491,6 +491,7 @@ def _check_boolean(
     # nothing against `is_composer` once the clause is long.
     if place is not None:  # the curator's (or the located) place: its whole sentence, to its end
         sentences = [_clause(layout, place[0]) + " " + _around(layout, place[1], 40)]
+        sentences += _naming_sentences(words, layout, place[0])
     else:
         sentences = [_around(layout, offset, 60) for offset in offsets[:4]]
     heading = getattr(layout, "heading", None)
@@ -511,6 +512,27 @@ def _check_boolean(
             f"{affirmed[0].strip()[:90]!r}",
             leaf.path,
         )
+
+
+_NAMING_REACH = 600  # characters around the evidence where a sentence naming the field also speaks for it
+
+
+def _naming_sentences(words: set[str], layout: LayoutLike, offset: int) -> list[str]:
+    """Sentences near the evidence (not in a transcript) that name every distinctive word of the field
+    (`retail_single`: "it was never issued as a stand-alone single for public retail"): they say yes or no to
+    it as much as the quoted one does."""
+    distinctive = {w for w in words if len(w) >= 4 and w not in _GENERIC}
+    if len(distinctive) < 2 or layout.is_transcript:
+        return []
+    text = layout.text
+    low, high = max(0, offset - _NAMING_REACH), offset + _NAMING_REACH
+    found = []
+    for at in _field_places(distinctive, text[low:high])[:8]:
+        sentence = layout.sentence(low + at)
+        lowered = sentence.lower()
+        if all(re.search(rf"\b{re.escape(w)}", lowered) for w in distinctive) and sentence not in found:
+            found.append(sentence)
+    return found
 
 
 def _around(layout: LayoutLike, offset: int, reach: int) -> str:

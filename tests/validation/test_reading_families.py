@@ -332,3 +332,34 @@ def test_a_percent_field_and_a_cents_field_take_the_number_as_said() -> None:
     }
     result = check({"goal_share_percent": 70, "money_left_cents": 10, "asked_by": "MEE008"}, GOAL, schema=schema)
     assert not {code for code, _ in issues(result)} & {"unit_mismatch"}
+
+
+# ---- a yes/no read against every nearby sentence that names the field ------------------------------------------
+
+SONG = (
+    '"Oh My God" is a song released in 1999. The song was sent out to radio stations as a promo for the soundtrack. '
+    "Despite the attention, it was never issued as a stand-alone single for public retail."
+)
+SONG_ISSUED = SONG.replace("it was never issued", "it was issued in 2000")
+
+
+def test_true_against_a_nearby_sentence_that_names_the_field_and_negates_it_is_flagged() -> None:
+    truth = {"song": "Oh My God", "year": 1999, "retail_single": True}
+    result = check(truth, SONG, {"$.retail_single": "as a promo for the soundtrack"})
+    assert ("boolean_against_text", "$.retail_single") in issues(result)
+
+
+def test_the_same_sentence_affirming_or_a_false_value_raise_nothing() -> None:
+    evidence = {"$.retail_single": "as a promo for the soundtrack"}
+    issued = check({"song": "Oh My God", "year": 1999, "retail_single": True}, SONG_ISSUED, evidence)
+    assert ("boolean_against_text", "$.retail_single") not in issues(issued)
+    never = check({"song": "Oh My God", "year": 1999, "retail_single": False}, SONG, evidence)
+    assert ("boolean_against_text", "$.retail_single") not in issues(never)
+
+
+def test_a_sentence_naming_only_one_word_of_the_field_says_nothing_of_it() -> None:
+    context = SONG.replace("stand-alone single for public retail", "stand-alone single")
+    result = check(
+        {"song": "Oh My God", "year": 1999, "retail_single": True}, context, {"$.retail_single": "as a promo"}
+    )
+    assert ("boolean_against_text", "$.retail_single") not in issues(result)
