@@ -83,7 +83,8 @@ _NEGATIONS = re.compile(
     r"aren't|doesn't|didn't|don't|refused|declined|failed|lost|withdrawn|ended|ceased|defunct|deprecated|former|"
     r"formerly|previously|retired|once|ex|used to|instead|unfavou?rable|unsuitable|unlikely|unable|impossible|"
     r"not yet|yet to|pending|expect to|expected to|proposed|under consideration|disbanded|dissolved|broke up|"
-    r"split up|closed down|demolished|shut down|folded|abolished|replaced|renamed|dropped out)\b",
+    r"split up|closed down|demolished|shut down|folded|abolished|replaced|renamed|dropped out|"
+    r"forget (?:about )?(?:it|that|this|the))\b",
     re.IGNORECASE,
 )
 _AFFIRMATIONS = re.compile(
@@ -492,6 +493,7 @@ def _check_boolean(
     if place is not None:  # the curator's (or the located) place: its whole sentence, to its end
         sentences = [_clause(layout, place[0]) + " " + _around(layout, place[1], 40)]
         sentences += _naming_sentences(words, layout, place[0])
+        sentences += _later_turns_on_topic(hint, layout, place)
     else:
         sentences = [_around(layout, offset, 60) for offset in offsets[:4]]
     heading = getattr(layout, "heading", None)
@@ -533,6 +535,35 @@ def _naming_sentences(words: set[str], layout: LayoutLike, offset: int) -> list[
         if all(re.search(rf"\b{re.escape(w)}", lowered) for w in distinctive) and sentence not in found:
             found.append(sentence)
     return found
+
+
+_TOPIC_LINES = 12  # lines of a meeting after the evidence where the same topic is still being settled
+
+
+def _later_turns_on_topic(hint: FieldHint, layout: LayoutLike, place: tuple[int, int]) -> list[str]:
+    """In a meeting, the next lines that speak of what the evidence and the field are about (the words the
+    evidence's line shares with the field's key and description: "solar panel"): the decision comes after the
+    proposal ("OKAY FAIR ENOUGH FORGET THE SOLAR PANEL")."""
+    if not layout.is_transcript:
+        return []
+    start, end = layout.line(place[0])
+    said = {w.lower() for w in re.findall(r"[A-Za-z]{4,}", layout.text[start:end])}
+    topic = {w for w in said & hint.words if w not in _GENERIC and w not in _OUTCOME_WORDS}
+    if not topic:
+        return []
+    found, at = [], end
+    for _ in range(_TOPIC_LINES):
+        if at >= len(layout.text):
+            break
+        line_start, line_end = layout.line(at + 1)
+        line = layout.text[line_start:line_end]
+        if all(re.search(rf"\b{re.escape(w)}", line, re.IGNORECASE) for w in topic):
+            found.append(line)
+        at = line_end
+    return found
+
+
+_OUTCOME_WORDS = {"true", "false", "team", "decided", "decide", "whether", "agreed", "adopted", "used", "will"}
 
 
 def _around(layout: LayoutLike, offset: int, reach: int) -> str:

@@ -363,3 +363,36 @@ def test_a_sentence_naming_only_one_word_of_the_field_says_nothing_of_it() -> No
         {"song": "Oh My God", "year": 1999, "retail_single": True}, context, {"$.retail_single": "as a promo"}
     )
     assert ("boolean_against_text", "$.retail_single") not in issues(result)
+
+
+# ---- a proposal's outcome read from the later turns on the same topic ------------------------------------------
+
+PROPOSAL = (
+    "[0:30] FXX003: UM WHAT ABOUT A SOLAR PANEL ON TOP\n"
+    "[0:33] MXX002: A SOLAR PANEL WOULD ADD ABOUT FOUR EUROS TO EACH UNIT\n"
+    "[0:38] MXX002: THE BUDGET IS TIGHT\n"
+    "[0:41] FXX003: OKAY FAIR ENOUGH FORGET THE SOLAR PANEL\n"
+)
+KEPT = PROPOSAL.replace("OKAY FAIR ENOUGH FORGET THE SOLAR PANEL", "OKAY LET'S GO WITH THE SOLAR PANEL THEN")
+ADOPTED = {
+    "type": "object",
+    "properties": {
+        "proposed_by": {"type": "string", "description": "who proposed the solar panel"},
+        "cost_eur": {"type": "number", "description": "extra cost per unit in euros"},
+        "adopted": {"type": "boolean", "description": "true if the team decided to use the solar panel"},
+    },
+}
+
+
+def test_a_proposal_dropped_a_few_turns_later_is_not_adopted() -> None:
+    truth = {"proposed_by": "FXX003", "cost_eur": 4, "adopted": True}
+    result = check(truth, PROPOSAL, {"$.adopted": "UM WHAT ABOUT A SOLAR PANEL ON TOP"}, ADOPTED)
+    assert ("boolean_against_text", "$.adopted") in issues(result)
+
+
+def test_a_proposal_taken_up_or_honestly_marked_dropped_raises_nothing() -> None:
+    evidence = {"$.adopted": "UM WHAT ABOUT A SOLAR PANEL ON TOP"}
+    kept = check({"proposed_by": "FXX003", "cost_eur": 4, "adopted": True}, KEPT, evidence, ADOPTED)
+    assert ("boolean_against_text", "$.adopted") not in issues(kept)
+    dropped = check({"proposed_by": "FXX003", "cost_eur": 4, "adopted": False}, PROPOSAL, evidence, ADOPTED)
+    assert ("boolean_against_text", "$.adopted") not in issues(dropped)
