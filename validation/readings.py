@@ -863,6 +863,29 @@ def _demonyms() -> tuple[dict[str, tuple[str, ...]], dict[str, tuple[str, ...]]]
     return by_name, {word: tuple(names) for word, names in by_adjective.items()}
 
 
+@lru_cache(maxsize=1)
+def _subdivision_names() -> dict[str, tuple[str, ...]]:
+    """The short code of each state, province or region (the part after the country: "OH" of US-OH) -> its
+    names, from pycountry's ISO 3166-2 data."""
+    import pycountry
+
+    names: dict[str, list[str]] = {}
+    for subdivision in pycountry.subdivisions:
+        short = subdivision.code.split("-", 1)[1]
+        names.setdefault(short, []).append(subdivision.name)
+    return {short: tuple(found) for short, found in names.items()}
+
+
+def subdivision_places(value: str, text: str) -> list[Place]:
+    """A state's or province's code given for the name the text writes ("OH" for "Ohio", "NSW" for "New South
+    Wales")."""
+    names = _subdivision_names().get(value.strip().upper()) if value.strip().isupper() else None
+    if not names:
+        return []
+    pattern = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
+    return [(m.start(), m.end(), "abbreviation") for m in re.finditer(rf"(?<!\w)(?:{pattern})(?!\w)", text, re.I)][:16]
+
+
 def demonym_places(value: str, text: str) -> list[Place]:
     """A country given for the adjective the text uses ("Norway" for "Norwegian-born", "United States" for
     "an American rock band"), or an adjective given for the country the text names."""
@@ -904,6 +927,8 @@ def string_places(value: str, text: str) -> list[Place]:
     if initials and len(initials) >= 2:
         places += [(m.start(), m.end(), "abbreviation") for m in re.finditer(rf"\b{re.escape(initials)}\b", text)]
     if _ACRONYM.fullmatch(stripped):
+        if len(stripped) <= 3:
+            places += subdivision_places(stripped, text)
         for match in _CAPITALISED_RUN.finditer(text):
             if _initials(match.group()) == stripped.upper():
                 places.append((match.start(), match.end(), "expansion"))

@@ -396,3 +396,29 @@ def test_a_proposal_taken_up_or_honestly_marked_dropped_raises_nothing() -> None
     assert ("boolean_against_text", "$.adopted") not in issues(kept)
     dropped = check({"proposed_by": "FXX003", "cost_eur": 4, "adopted": False}, PROPOSAL, evidence, ADOPTED)
     assert ("boolean_against_text", "$.adopted") not in issues(dropped)
+
+
+# ---- a state's or province's code for the name the text writes -------------------------------------------------
+
+
+def test_a_state_code_is_read_from_the_states_name() -> None:
+    from validation.readings import string_places
+
+    assert string_places("OH", "Lake Shore Cryotronics, Westerville, Ohio 43082")
+    assert string_places("NSW", "a firm in Sydney, New South Wales")
+    context = "Lake Shore Cryotronics, 575 McCorkle Blvd, Westerville, Ohio 43082."
+    result = check(
+        {"company": "Lake Shore Cryotronics", "city": "Westerville", "state": "OH"}, context, {"$.state": "Ohio"}
+    )
+    assert not failures(result) and ("evidence_unverified", "$.state") not in issues(result)
+
+
+def test_another_states_code_is_not_read() -> None:
+    from validation.readings import string_places
+
+    assert not string_places("TX", "Westerville, Ohio 43082")
+    context = "Lake Shore Cryotronics, 575 McCorkle Blvd, Westerville, Ohio 43082."
+    result = check(
+        {"company": "Lake Shore Cryotronics", "city": "Westerville", "state": "OK"}, context, {"$.state": "Ohio"}
+    )
+    assert ("evidence_unverified", "$.state") in issues(result)
