@@ -602,6 +602,8 @@ def near_miss(value: Any, context: str) -> str | None:
             if sorted(written) == sorted(digits) or sum(a != b for a, b in zip(written, digits, strict=True)) == 1:
                 return f"{value!r} is not in the context, but {token!r} is: a slip of the digits?"
         return None
+    if isinstance(value, str) and _ISO_DATE.fullmatch(value.strip()):
+        return _date_slip(value.strip(), context)
     if isinstance(value, str):
         words = {w.lower() for w in _NAME_WORD.findall(value)}
         lowered = context.lower()
@@ -611,6 +613,33 @@ def near_miss(value: Any, context: str) -> str | None:
         if 2 <= len(proper) <= 4 and all(w[:1].isupper() for w in proper) and all(w in lowered for w in words):
             return f"{value!r}: each of its words is in the context, but never together"
     return None
+
+
+_ISO_DATE = re.compile(r"(\d{4})-(\d{2})(?:-(\d{2}))?")
+_MONTHS = (
+    "january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november",
+    "december",
+)  # fmt: skip
+
+
+def _date_slip(value: str, context: str) -> str | None:
+    """A date the context writes in no form the toolkit reads: its year never stands within a few words of its
+    month (by name, or as a number of a numeric date). A year of another event ("2023-02" where the text says
+    "February 2022" and "Jan 29, 2023") looks like this; a date written another way seldom does."""
+    match = _ISO_DATE.fullmatch(value)
+    assert match is not None
+    year, month = match.group(1), int(match.group(2))
+    if not 1 <= month <= 12:
+        return None
+    name = _MONTHS[month - 1]
+    lowered = context.lower()
+    at = lowered.find(year)
+    while at >= 0:
+        window = lowered[max(0, at - 30) : at + 34]
+        if name[:3] in window or re.search(rf"(?<!\d)0?{month}[/.-]|[/.-]0?{month}(?!\d)", window):
+            return None
+        at = lowered.find(year, at + 1)
+    return f"{value!r}: the context never writes {year} with its month ({name.title()})"
 
 
 def _number_slip(value: float, context: str) -> str | None:
