@@ -257,6 +257,7 @@ def check_field_ties(
                     original = getattr(layout, "original", None) or text
                     check_speaker_topic(leaf.path, value.strip(), field_words(hint.key), question, original, doubt)
     _check_duplicates(containers, doubt)
+    _check_year_outside_entry(leaves, spans, layout, doubt)
     _check_list_runs(leaves, containers, spans, layout, question, doubt)
     _check_counts(leaves, containers, hints, doubt)
     _check_bounds(leaves, doubt)
@@ -867,6 +868,46 @@ def _check_counts(
             f"{leaf.key!r} is {leaf.value}, but the answer's own list {name!r} has {len(items)} item(s)",
             leaf.path,
         )
+
+
+_ENTRY_CHARS = 240  # a reference entry, a table row or a listing: one short line holding one item's values
+_ENTRY_START = re.compile(r"\s*(?:\[\d+\]|\d+[.)]\s|[-*•]\s|\|)")  # "[7]", "7.", "- ", a table row
+_YEAR_TOKEN = re.compile(r"(?<!\d)(1[5-9]\d\d|20\d\d)(?!\d)")
+
+
+def _check_year_outside_entry(
+    leaves: list[Any], spans: dict[str, tuple[int, int]], layout: LayoutLike, doubt: Doubt
+) -> None:
+    """A year taken from another entry: every other value of its object stands in one short line (a
+    reference, a table row), which gives a year of its own, while this year stands elsewhere ("Mathematische
+    Nachrichten 9 (1953)" in entry 7, the year given 1949, that of entry 5)."""
+    by_parent: dict[str, list[Any]] = {}
+    for leaf in leaves:
+        if leaf.key and leaf.path in spans and not isinstance(leaf.value, bool) and leaf.value is not None:
+            by_parent.setdefault(leaf.parent, []).append(leaf)
+    text = layout.text
+    for siblings in by_parent.values():
+        if len(siblings) < 4:
+            continue
+        lines = [layout.line(spans[leaf.path][0]) for leaf in siblings]
+        for index, leaf in enumerate(siblings):
+            value = str(leaf.value).strip()
+            if not _YEAR_TOKEN.fullmatch(value):
+                continue
+            others = {line for i, line in enumerate(lines) if i != index}
+            if len(others) != 1 or lines[index] in others:
+                continue
+            start, end = next(iter(others))
+            if end - start > _ENTRY_CHARS or not _ENTRY_START.match(text, start):
+                continue  # not an entry of a list or a table: a sentence may hold several events' years
+            years = [y for y in _YEAR_TOKEN.findall(text[start:end]) if y != value]
+            if years:
+                doubt(
+                    "value_from_other_entity",
+                    f"{value} stands in another line than every other value of its object, whose line gives "
+                    f"{years[0]}: {text[start:end].strip()[:90]!r}",
+                    leaf.path,
+                )
 
 
 def _check_duplicates(containers: dict[str, Any], doubt: Doubt) -> None:

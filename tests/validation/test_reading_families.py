@@ -422,3 +422,31 @@ def test_another_states_code_is_not_read() -> None:
         {"company": "Lake Shore Cryotronics", "city": "Westerville", "state": "OK"}, context, {"$.state": "Ohio"}
     )
     assert ("evidence_unverified", "$.state") in issues(result)
+
+
+# ---- a year taken from another entry of a list --------------------------------------------------------------
+
+REFERENCES = (
+    "References\n"
+    "5. Irving Kaplansky, Elementary divisors and modules, Transactions of the AMS 66 (1949), no. 2, 464-491.\n"
+    "7. Erich Lamprecht, Allgemeine Theorie der Gausschen Summen, Mathematische Nachrichten 9 (1953), no. 3.\n"
+)
+
+
+def test_a_year_from_another_entry_than_all_its_siblings_is_flagged() -> None:
+    truth = {"ref": {"author": "Erich Lamprecht", "journal": "Mathematische Nachrichten", "volume": 9, "year": 1949}}
+    assert ("value_from_other_entity", "$.ref.year") in issues(check(truth, REFERENCES))
+
+
+def test_the_entrys_own_year_is_not() -> None:
+    truth = {"ref": {"author": "Erich Lamprecht", "journal": "Mathematische Nachrichten", "volume": 9, "year": 1953}}
+    assert ("value_from_other_entity", "$.ref.year") not in issues(check(truth, REFERENCES))
+
+
+def test_a_sentence_with_another_events_year_is_no_entry() -> None:
+    context = (
+        "Fenwick Records is an independent record label founded in 1976 in Newcastle by Ann Lowe.\n\n"
+        "Harbour Lights\nHarbour Lights is an album released in 1989."
+    )
+    truth = {"label": {"name": "Fenwick Records", "city": "Newcastle", "founder": "Ann Lowe", "album_year": 1989}}
+    assert ("value_from_other_entity", "$.label.album_year") not in issues(check(truth, context))
