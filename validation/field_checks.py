@@ -46,7 +46,9 @@ from validation.neighbour_checks import (
 )
 from validation.readings import (
     FieldHint,
+    carried_unit,
     close,
+    convert,
     field_words,
     number_mentions,
     parse_unit,
@@ -231,7 +233,7 @@ def check_field_ties(
         if place is not None and isinstance(value, int | float) and not isinstance(value, bool):
             place = _narrow(text, place, value)  # the number itself inside a curator's longer quote
             _check_scale(leaf, hint, text, place, doubt)
-            _check_unit(leaf, hint, text, place, doubt)
+            _check_unit(leaf, hint, text, place, doubt, getattr(layout, "original", None))
             _check_hundredths(leaf, hint, text, place, doubt)
             counted = hint.is_count and any(isinstance(c, list) and len(c) == value for c in containers.values())
             if not counted:  # a count of the answer's own list is computed, not read from any phrase
@@ -291,7 +293,9 @@ def _check_list_runs(
             check_list_gaps(path, item_paths, spans, layout, question, doubt)
 
 
-def _check_unit(leaf: LeafLike, hint: FieldHint, text: str, place: tuple[int, int], doubt: Doubt) -> None:
+def _check_unit(
+    leaf: LeafLike, hint: FieldHint, text: str, place: tuple[int, int], doubt: Doubt, stamped: str | None = None
+) -> None:
     if not hint.unit:
         return
     field_unit = parse_unit(hint.unit) or None
@@ -308,6 +312,24 @@ def _check_unit(leaf: LeafLike, hint: FieldHint, text: str, place: tuple[int, in
                     leaf.path,
                 )
             return
+    if field_unit is None:
+        return
+    unit = carried_unit(text, place[0], stamped)  # a bare number: in the unit said just before
+    if unit is not None and str(field_unit) != unit:
+        as_said = convert(to_decimal(leaf.value) or Decimal(0), str(field_unit), unit)
+        line_start, line_end = text.rfind("\n", 0, place[0]) + 1, text.find("\n", place[1])
+        line = text[line_start : line_end if line_end >= 0 else len(text)]
+        said = [n for _, _, n, _ in number_mentions(line)] + [Decimal(d) for d in re.findall(r"\d+(?:\.\d+)?", line)]
+        if as_said is not None and any(close(number, as_said) for number in said):
+            return  # converted from what was said: right
+        written = parse_unit(unit)
+        if written is not None and written.dimensionality == field_unit.dimensionality:
+            doubt(
+                "unit_mismatch",
+                f"{leaf.value!r} is said as {text[place[0] : place[1]].strip()[:40]!r} right after a quantity in "
+                f"{unit}, but the field is in {hint.unit}: convert it or correct the field's unit",
+                leaf.path,
+            )
 
 
 _PERCENT_SAID = re.compile(r"^\s*%|\b(?:percent|per cent)\b", re.IGNORECASE)  # right after, or later in its line

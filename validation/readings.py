@@ -511,18 +511,33 @@ def carried_quantities(text: str, stamped: str | None = None) -> list[tuple[int,
             continue  # the number of a quantity, or a line that holds one
         if value in _stamp_numbers(stamped, start):
             continue  # a number of a line's timestamp, read with the line's words
-        before = [q for q in quantities if q[1] <= start]
-        if not before:
-            continue
-        q_start, q_end, _, unit = before[-1]
-        said, then = _stamp_seconds(stamped, q_start), _stamp_seconds(stamped, start)
-        if said is not None and then is not None:
-            near = 0 <= then - said <= _CARRY_SECONDS  # a meeting: the same exchange
-        else:
-            near = start - q_end <= _CARRY_CHARS and text.count("\n", q_end, start) <= _CARRY_LINES
-        if near:
+        unit = _unit_before(text, stamped, quantities, start)
+        if unit is not None:
             found.append((start, end, value, unit))
     return found
+
+
+def carried_unit(text: str, offset: int, stamped: str | None = None) -> str | None:
+    """The unit a bare number at `offset` is said in: that of the last quantity said just before (see
+    `carried_quantities`), or None."""
+    stamped = stamped if stamped is not None and len(stamped) == len(text) else text
+    quantities = sorted(quantity_mentions(text))
+    if any(q_start <= offset < q_end for q_start, q_end, _, _ in quantities):
+        return None  # a number with its own unit
+    return _unit_before(text, stamped, quantities, offset)
+
+
+def _unit_before(text: str, stamped: str, quantities: list[tuple[int, int, Decimal, str]], start: int) -> str | None:
+    before = [q for q in quantities if q[1] <= start]
+    if not before:
+        return None
+    q_start, q_end, _, unit = before[-1]
+    said, then = _stamp_seconds(stamped, q_start), _stamp_seconds(stamped, start)
+    if said is not None and then is not None:
+        near = 0 <= then - said <= _CARRY_SECONDS  # a meeting: the same exchange
+    else:
+        near = start - q_end <= _CARRY_CHARS and text.count("\n", q_end, start) <= _CARRY_LINES
+    return unit if near else None
 
 
 _STAMP = re.compile(r"\[(\d+):(\d+)(?::(\d+))?\]")

@@ -450,3 +450,15 @@ def test_a_sentence_with_another_events_year_is_no_entry() -> None:
     )
     truth = {"label": {"name": "Fenwick Records", "city": "Newcastle", "founder": "Ann Lowe", "album_year": 1989}}
     assert ("value_from_other_entity", "$.label.album_year") not in issues(check(truth, context))
+
+
+def test_a_bare_number_kept_in_the_unit_said_before_is_a_unit_mismatch() -> None:
+    talk = "[13:25] FEE005: ABOUT TWO CENTIMETRES OKAY\n[13:35] MEE008: MAYBE CLOSER TO 2.5 THEN\n"
+    wrong = check({"button_mm": 10, "height_mm": 2.5, "speaker": "MEE008"}, talk, schema=MM)
+    assert ("unit_mismatch", "$.height_mm") in issues(wrong)
+    right = check({"button_mm": 10, "height_mm": 25, "speaker": "MEE008"}, talk, schema=MM)
+    assert ("unit_mismatch", "$.height_mm") not in issues(right) and "$.height_mm" not in right.ungrounded
+    later = "[13:25] FEE005: ABOUT TWO CENTIMETRES OKAY\n[19:35] MEE008: MAYBE CLOSER TO 2.5 THEN\n"
+    assert ("unit_mismatch", "$.height_mm") not in issues(
+        check({"height_mm": 2.5, "speaker": "MEE008"}, later, schema=MM)
+    )
