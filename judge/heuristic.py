@@ -604,6 +604,9 @@ def near_miss(value: Any, context: str) -> str | None:
         return None
     if isinstance(value, str) and _ISO_DATE.fullmatch(value.strip()):
         return _date_slip(value.strip(), context)
+    if isinstance(value, str) and value.strip() in _currency_codes():
+        # Not found: the context names this currency in no way (code, name, plural, symbol) the toolkit reads.
+        return f"{value!r}: the context never names this currency (its code, name or symbol)"
     if isinstance(value, str):
         words = {w.lower() for w in _NAME_WORD.findall(value)}
         lowered = context.lower()
@@ -613,6 +616,13 @@ def near_miss(value: Any, context: str) -> str | None:
         if 2 <= len(proper) <= 4 and all(w[:1].isupper() for w in proper) and all(w in lowered for w in words):
             return f"{value!r}: each of its words is in the context, but never together"
     return None
+
+
+@lru_cache(maxsize=1)
+def _currency_codes() -> frozenset[str]:
+    from babel.numbers import list_currencies
+
+    return frozenset(list_currencies())
 
 
 _ISO_DATE = re.compile(r"(\d{4})-(\d{2})(?:-(\d{2}))?")
