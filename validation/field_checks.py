@@ -235,6 +235,7 @@ def check_field_ties(
             _check_scale(leaf, hint, text, place, doubt)
             _check_unit(leaf, hint, text, place, doubt, getattr(layout, "original", None))
             _check_hundredths(leaf, hint, text, place, doubt)
+            _check_after_point(leaf, text, place, doubt)
             counted = hint.is_count and any(isinstance(c, list) and len(c) == value for c in containers.values())
             if not counted:  # a count of the answer's own list is computed, not read from any phrase
                 _check_number_phrase(leaf, hint, text, place, doubt, lambda v=value, h=hint: find(v, h))
@@ -330,6 +331,27 @@ def _check_unit(
                 f"{unit}, but the field is in {hint.unit}: convert it or correct the field's unit",
                 leaf.path,
             )
+
+
+_AFTER_POINT = re.compile(r"(?:^|\s)(\w+)\s+point\s+(?:\w{1,2}\s+)?$", re.IGNORECASE)  # "TWO POINT T THREE"
+_NOT_A_NUMBER_BEFORE = {"this", "that", "the", "a", "one", "some", "each", "every", "which", "what", "any", "no"}
+
+
+def _check_after_point(leaf: LeafLike, text: str, place: tuple[int, int], doubt: Doubt) -> None:
+    """A whole number said right after "point" ("TWO POINT T THREE EURO" given as 3): the digits after a spoken
+    decimal point, not a number of their own. "AT THIS POINT THREE ..." is no decimal."""
+    value = leaf.value
+    if not isinstance(value, int) or isinstance(value, bool) or not 0 < value < 100:
+        return
+    match = _AFTER_POINT.search(text[max(0, place[0] - 40) : place[0]])
+    if match is None or match.group(1).lower() in _NOT_A_NUMBER_BEFORE:
+        return
+    said = text[max(0, place[0] - 40) + match.start() : place[1]].strip()
+    doubt(
+        "scale_dropped",
+        f"{value!r} is said after a decimal point ({said[:50]!r}): the digits of a decimal, not a whole number",
+        leaf.path,
+    )
 
 
 _PERCENT_SAID = re.compile(r"^\s*%|\b(?:percent|per cent)\b", re.IGNORECASE)  # right after, or later in its line

@@ -462,3 +462,23 @@ def test_a_bare_number_kept_in_the_unit_said_before_is_a_unit_mismatch() -> None
     assert ("unit_mismatch", "$.height_mm") not in issues(
         check({"height_mm": 2.5, "speaker": "MEE008"}, later, schema=MM)
     )
+
+
+# ---- the digits after a spoken decimal point given as a whole number -------------------------------------------
+
+BUDGET = (
+    "[9:10] FEE005: SO WE'RE OVER BUDGET TO THE TUNE OF TWO POINT T THREE EURO\n"
+    "[9:21] MEE008: AT THIS POINT THREE BUTTONS ARE LEFT\n"
+)
+
+
+def test_a_number_said_after_point_is_the_decimals_digits() -> None:
+    result = check({"over_by_eur": 3, "speaker": "FEE005", "note": "over budget"}, BUDGET.splitlines()[0])
+    assert ("scale_dropped", "$.over_by_eur") in issues(result)
+
+
+def test_the_decimal_itself_and_at_this_point_are_no_slip() -> None:
+    result = check({"over_by_eur": 2.3, "speaker": "FEE005", "note": "over budget"}, BUDGET)
+    assert ("scale_dropped", "$.over_by_eur") not in issues(result)
+    buttons = check({"buttons_left": 3, "speaker": "MEE008", "note": "buttons"}, BUDGET.splitlines()[1])
+    assert ("scale_dropped", "$.buttons_left") not in issues(buttons)
