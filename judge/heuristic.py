@@ -652,12 +652,31 @@ def _date_slip(value: str, context: str) -> str | None:
     return f"{value!r}: the context never writes {year} with its month ({name.title()})"
 
 
+_DOWNWARD = re.compile(
+    r"\b(?:down(?:ward|wards)?|below|beneath|under|minus|negative|loss|losses|lost|deficit|decrease[sd]?|"
+    r"decline[sd]?|fell|fall|falls|drop(?:ped|s)?|lower(?:ed)?|shrank|debt|owe[sd]?|overdrawn|south|west)\b",
+    re.IGNORECASE,
+)
+
+
+def _said_downward(magnitude: float, context: str) -> bool:
+    """Is the number written beside a word that gives it a negative direction (a fall, a loss, downward)?"""
+    number = f"{magnitude:g}"
+    for match in re.finditer(rf"(?<![\d.]){re.escape(number)}(?![\d])", context):
+        window = context[max(0, match.start() - 50) : match.end() + 30]
+        if _DOWNWARD.search(window):
+            return True
+    return False
+
+
 def _number_slip(value: float, context: str) -> str | None:
     """A number whose sign, fraction or place the context contradicts: 4.2 where it says -4.2, 12 where it
     says twelve and a half, 40 found only in a transcript's timestamps."""
     from validation.grounding import NormalizedContext, is_grounded
 
     if value and is_grounded(-value, NormalizedContext(context)):
+        if value < 0 and _said_downward(-value, context):
+            return None  # "thrown downward with a speed of 8" is -8: the sign is the direction the text gives
         return f"{value!r} is not in the context, but {-value!r} is: the sign dropped?"
     halves = [v for _, _, v, how in number_mentions(context) if v != int(v) and int(v) == value]
     if halves:

@@ -47,3 +47,13 @@ def test_a_currency_code_the_context_never_names_is_asked_about() -> None:
 
     assert ("ungrounded_value", "$.currency") in flags("EUR")
     assert ("ungrounded_value", "$.currency") not in flags("GBP")
+
+
+def test_a_negative_value_for_a_number_the_text_gives_a_downward_direction_is_no_slip() -> None:
+    assert near_miss(-8, "A ball is thrown downward with a speed of 8 ft/s from a height of 40 ft.") is None
+    assert near_miss(-12, "Operating income fell by 12 million in the quarter.") is None
+
+
+def test_a_sign_the_text_does_not_give_is_still_a_slip() -> None:
+    assert near_miss(-8, "A ball is thrown upward with a speed of 8 ft/s.") is not None
+    assert near_miss(4.2, "The temperature was -4.2 degrees at dawn.") is not None
