@@ -575,6 +575,7 @@ def must_be_stated(ground_truth: dict[str, Any], ungrounded: list[str]) -> list[
     return stated
 
 
+_ACRONYM_WORD = re.compile(r"\b[A-Z]{2,5}\b")
 _DIGITS = re.compile(r"\d[\d,]*(?:\.\d+)?")
 _NAME_WORD = re.compile(r"[A-Za-z][A-Za-z'’-]{3,}")
 
@@ -610,7 +611,9 @@ def near_miss(value: Any, context: str) -> str | None:
     if isinstance(value, str):
         words = {w.lower() for w in _NAME_WORD.findall(value)}
         lowered = context.lower()
-        if words and not any(w in lowered for w in words):
+        acronyms = {a.lower() for a in _ACRONYM_WORD.findall(value)}  # "TV" of "the TV screen" is a word too
+        said = any(re.search(rf"\b{re.escape(a)}\b", lowered) for a in acronyms)
+        if words and not said and not any(w in lowered for w in words):
             return f"{value!r}: none of its words is in the context"
         proper = value.split()
         if 2 <= len(proper) <= 4 and all(w[:1].isupper() for w in proper) and all(w in lowered for w in words):

@@ -57,3 +57,10 @@ def test_a_negative_value_for_a_number_the_text_gives_a_downward_direction_is_no
 def test_a_sign_the_text_does_not_give_is_still_a_slip() -> None:
     assert near_miss(-8, "A ball is thrown upward with a speed of 8 ft/s.") is not None
     assert near_miss(4.2, "The temperature was -4.2 degrees at dawn.") is not None
+
+
+def test_a_value_whose_abbreviation_the_text_uses_is_no_invention() -> None:
+    context = "[8:02] MEE006: SO ON THE TV IT'LL SHOW YOU WHAT YOU'RE DOING"
+    assert near_miss("the TV screen", context) is None
+    assert near_miss("the BBC website", context) is not None  # an abbreviation the text never uses
+    assert near_miss("the radio screen", context) is not None
