@@ -262,6 +262,7 @@ def check_field_ties(
     _check_duplicates(containers, doubt)
     _check_year_outside_entry(leaves, spans, layout, doubt)
     _check_list_runs(leaves, containers, spans, layout, question, doubt)
+    _check_departed_items(leaves, containers, spans, layout, doubt)
     _check_counts(leaves, containers, hints, doubt)
     _check_bounds(leaves, doubt)
     _check_swaps(leaves, spans, text, hints, doubt)
@@ -274,6 +275,41 @@ def check_field_ties(
         check_other_article(
             leaves, spans, text, question, find, lambda leaf: hint_for(hints, leaf.path, leaf.key), doubt
         )
+
+
+_CURRENT_WORDS = {"current", "currently", "active", "present", "remaining", "existing", "still", "today", "now"}
+_DEPARTED_AFTER = re.compile(
+    r"[^.;\n]{0,40}?\b(?:departed|left|quit|resigned|retired|was dropped|were dropped|was fired|was replaced|"
+    r"no longer|stepped down|leaving|exited)\b",
+    re.IGNORECASE,
+)
+_FORMER_BEFORE = re.compile(r"\b(?:former|ex-|formerly|past)\s+(?:\w+\s+){0,2}$", re.IGNORECASE)
+
+
+def _check_departed_items(
+    leaves: list[Any], containers: dict[str, Any], spans: dict[str, tuple[int, int]], layout: LayoutLike, doubt: Doubt
+) -> None:
+    """An item of a list of current members (`current_members`, `active_players`) written as one who left
+    ("Taehyun, who later departed from the group", "former member X")."""
+    text = layout.text
+    for leaf in leaves:
+        if leaf.key is not None or not isinstance(leaf.value, str) or leaf.path not in spans:
+            continue
+        if not isinstance(containers.get(leaf.parent), list):
+            continue
+        list_key = leaf.parent.rsplit(".", 1)[-1]
+        if not field_words(list_key) & _CURRENT_WORDS:
+            continue
+        start, end = spans[leaf.path]
+        after = _DEPARTED_AFTER.match(text, end)
+        before = _FORMER_BEFORE.search(text[max(0, start - 30) : start])
+        if after or before:
+            said = (text[end : after.end()] if after else text[max(0, start - 30) + before.start() : end]).strip()  # type: ignore[union-attr]
+            doubt(
+                "value_from_other_phrase",
+                f"{leaf.value!r} is listed in {list_key!r}, but the text says it left: {said[:80]!r}",
+                leaf.path,
+            )
 
 
 def _check_list_runs(

@@ -482,3 +482,27 @@ def test_the_decimal_itself_and_at_this_point_are_no_slip() -> None:
     assert ("scale_dropped", "$.over_by_eur") not in issues(result)
     buttons = check({"buttons_left": 3, "speaker": "MEE008", "note": "buttons"}, BUDGET.splitlines()[1])
     assert ("scale_dropped", "$.buttons_left") not in issues(buttons)
+
+
+# ---- a departed member listed as a current one ---------------------------------------------------------------
+
+GROUP = (
+    "Winner is a South Korean boy group. It currently consists of four members, Jinwoo, Seunghoon, Mino and "
+    "Seungyoon. Originally a five-piece group with Taehyun, who later departed from the group in November 2016."
+)
+
+
+def test_a_member_the_text_says_left_is_no_current_member() -> None:
+    truth = {"group": "Winner", "current_members": ["Jinwoo", "Seunghoon", "Mino", "Seungyoon", "Taehyun"]}
+    assert ("value_from_other_phrase", "$.current_members[4]") in issues(check(truth, GROUP))
+
+
+def test_current_members_and_a_list_of_all_members_raise_nothing() -> None:
+    current = {"group": "Winner", "current_members": ["Jinwoo", "Seunghoon", "Mino", "Seungyoon"]}
+    assert not {c for c, _ in issues(check(current, GROUP))} & {"value_from_other_phrase"}
+    every = {"group": "Winner", "members": ["Jinwoo", "Seunghoon", "Mino", "Seungyoon", "Taehyun"]}
+    assert ("value_from_other_phrase", "$.members[4]") not in issues(check(every, GROUP))
+    replaced = "Kim left the band in 2010 and was succeeded by Lee, who still sings."
+    assert not issues(check({"band": "X", "current_members": ["Lee"]}, replaced)) & {
+        ("value_from_other_phrase", "$.current_members[0]")
+    }
