@@ -575,6 +575,7 @@ def must_be_stated(ground_truth: dict[str, Any], ungrounded: list[str]) -> list[
     return stated
 
 
+_ACRONYM_WORD = re.compile(r"\b[A-Z]{2,5}\b")
 _DIGITS = re.compile(r"\d[\d,]*(?:\.\d+)?")
 _NAME_WORD = re.compile(r"[A-Za-z][A-Za-z'’-]{3,}")
 
@@ -602,15 +603,73 @@ def near_miss(value: Any, context: str) -> str | None:
             if sorted(written) == sorted(digits) or sum(a != b for a, b in zip(written, digits, strict=True)) == 1:
                 return f"{value!r} is not in the context, but {token!r} is: a slip of the digits?"
         return None
+    if isinstance(value, str) and _ISO_DATE.fullmatch(value.strip()):
+        return _date_slip(value.strip(), context)
+    if isinstance(value, str) and value.strip() in _currency_codes():
+        # Not found: the context names this currency in no way (code, name, plural, symbol) the toolkit reads.
+        return f"{value!r}: the context never names this currency (its code, name or symbol)"
     if isinstance(value, str):
         words = {w.lower() for w in _NAME_WORD.findall(value)}
         lowered = context.lower()
-        if words and not any(w in lowered for w in words):
+        acronyms = {a.lower() for a in _ACRONYM_WORD.findall(value)}  # "TV" of "the TV screen" is a word too
+        said = any(re.search(rf"\b{re.escape(a)}\b", lowered) for a in acronyms)
+        if words and not said and not any(w in lowered for w in words):
             return f"{value!r}: none of its words is in the context"
         proper = value.split()
         if 2 <= len(proper) <= 4 and all(w[:1].isupper() for w in proper) and all(w in lowered for w in words):
             return f"{value!r}: each of its words is in the context, but never together"
     return None
+
+
+@lru_cache(maxsize=1)
+def _currency_codes() -> frozenset[str]:
+    from babel.numbers import list_currencies
+
+    return frozenset(list_currencies())
+
+
+_ISO_DATE = re.compile(r"(\d{4})-(\d{2})(?:-(\d{2}))?")
+_MONTHS = (
+    "january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november",
+    "december",
+)  # fmt: skip
+
+
+def _date_slip(value: str, context: str) -> str | None:
+    """A date the context writes in no form the toolkit reads: its year never stands within a few words of its
+    month (by name, or as a number of a numeric date). A year of another event ("2023-02" where the text says
+    "February 2022" and "Jan 29, 2023") looks like this; a date written another way seldom does."""
+    match = _ISO_DATE.fullmatch(value)
+    assert match is not None
+    year, month = match.group(1), int(match.group(2))
+    if not 1 <= month <= 12:
+        return None
+    name = _MONTHS[month - 1]
+    lowered = context.lower()
+    at = lowered.find(year)
+    while at >= 0:
+        window = lowered[max(0, at - 30) : at + 34]
+        if name[:3] in window or re.search(rf"(?<!\d)0?{month}[/.-]|[/.-]0?{month}(?!\d)", window):
+            return None
+        at = lowered.find(year, at + 1)
+    return f"{value!r}: the context never writes {year} with its month ({name.title()})"
+
+
+_DOWNWARD = re.compile(
+    r"\b(?:down(?:ward|wards)?|below|beneath|under|minus|negative|loss|losses|lost|deficit|decrease[sd]?|"
+    r"decline[sd]?|fell|fall|falls|drop(?:ped|s)?|lower(?:ed)?|shrank|debt|owe[sd]?|overdrawn|south|west)\b",
+    re.IGNORECASE,
+)
+
+
+def _said_downward(magnitude: float, context: str) -> bool:
+    """Is the number written beside a word that gives it a negative direction (a fall, a loss, downward)?"""
+    number = f"{magnitude:g}"
+    for match in re.finditer(rf"(?<![\d.]){re.escape(number)}(?![\d])", context):
+        window = context[max(0, match.start() - 50) : match.end() + 30]
+        if _DOWNWARD.search(window):
+            return True
+    return False
 
 
 def _number_slip(value: float, context: str) -> str | None:
@@ -619,6 +678,8 @@ def _number_slip(value: float, context: str) -> str | None:
     from validation.grounding import NormalizedContext, is_grounded
 
     if value and is_grounded(-value, NormalizedContext(context)):
+        if value < 0 and _said_downward(-value, context):
+            return None  # "thrown downward with a speed of 8" is -8: the sign is the direction the text gives
         return f"{value!r} is not in the context, but {-value!r} is: the sign dropped?"
     halves = [v for _, _, v, how in number_mentions(context) if v != int(v) and int(v) == value]
     if halves:

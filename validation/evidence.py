@@ -46,6 +46,7 @@ from validation.normalise import matches_normalised, number_readings, same_numbe
 from validation.readings import (
     FieldHint,
     conversion_supports,
+    field_words,
     number_places,
     precision_of,
     quote_supports,
@@ -64,7 +65,12 @@ ANCHOR_KEYS = (
 _STOP = {"the", "and", "for", "with", "from", "into", "was", "are", "has", "had", "its", "this", "that", "value"}
 _LABEL_MAX = 41  # characters of a label
 _LABEL_BEFORE = re.compile(r"([A-Za-z][A-Za-z /&()-]{0,40}):$")
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"“(\[])")
+# A full stop ends a sentence, not the period of a title, a suffix or an initial ("Edward Davis Wood Jr. (October
+# 10, 1924 ...", "Dr. Hamilton Osgood", "J. R. Smith").
+_SENTENCE_END = re.compile(
+    r"(?<=[.!?])(?<!\bJr\.)(?<!\bSr\.)(?<!\bDr\.)(?<!\bMr\.)(?<!\bMs\.)(?<!\bMrs\.)(?<!\bSt\.)(?<!\bNo\.)"
+    r"(?<!\bInc\.)(?<!\bCo\.)(?<!\bvs\.)(?<!\b[A-Z]\.)\s+(?=[A-Z0-9\"“(\[])"
+)
 # `\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?` with the first digit factored out: the same matches, but
 # a pattern that starts with a digit class is scanned several times faster. ASCII text takes [0-9].
 _NUMBER_TOKEN = re.compile(r"\d(?:\d{0,2}(?:,\d{3})+(?:\.\d+)?|\d*(?:\.\d+)?)")
@@ -569,7 +575,7 @@ def check_evidence(
     _check_fields(leaves, spans, layout, anchors, result, explicit=set(evidence), object_strings=object_strings)
 
     def find(value: Any, hint: FieldHint) -> list[tuple[int, int]]:
-        found = _occurrences(value, ctx) or _other_readings(value, ctx.raw, hint)
+        found = _occurrences(value, ctx) or _other_readings(value, ctx.raw, hint, ctx.original)
         return [(start, end) for start, end, _ in found]
 
     check_field_ties(leaves, spans, layout, hints, ground_truth, containers, speakers, result.doubt, find, question)
@@ -641,11 +647,11 @@ def _words_in_one_clause(value: Any, layout: Layout) -> bool:
     return False
 
 
-def _other_readings(value: Any, text: str, hint: FieldHint) -> list[tuple[int, int, str]]:
+def _other_readings(value: Any, text: str, hint: FieldHint, stamped: str | None = None) -> list[tuple[int, int, str]]:
     """Places of a value written another way; only those with offsets (a reading without one, such as a name
     found without its diacritics, grounds the value through `is_grounded`'s forgiving search instead)."""
     number = to_decimal(value)
-    found = number_places(number, text, hint) if number is not None else []
+    found = number_places(number, text, hint, stamped) if number is not None else []
     if not found and isinstance(value, str):
         found = string_places(value, text)
     return [(start, end, "normalised") for start, end, _ in found if end > start][:MAX_OCCURRENCES]
@@ -687,11 +693,15 @@ def _check_given(
             if computed is None:
                 result.fail("evidence_mismatch", f"rule {given.rule!r} cannot be computed from {given.sources}", path)
             elif not _same(computed, value):
-                result.fail(
-                    "evidence_mismatch",
-                    f"{given.rule} of {', '.join(given.sources)} is {_show(computed)}, not {_show(value)}",
-                    path,
-                )
+                mixed_up = _rule_mixed_up(given.rule, computed, value, leaf.key or "")
+                if mixed_up is not None:  # the value answers the field; the rule named is its opposite
+                    result.doubt("evidence_unverified", mixed_up, path)
+                else:
+                    result.fail(
+                        "evidence_mismatch",
+                        f"{given.rule} of {', '.join(given.sources)} is {_show(computed)}, not {_show(value)}",
+                        path,
+                    )
         elif not given.rule:
             result.doubt(
                 "unverified_derivation",
@@ -731,12 +741,81 @@ def _check_given(
     if matches_normalised(value, quote) or quote_supports(value, quote, hint):
         return place  # a normalisation quoted as a span: fine, it is the same place
     kind = "normalised form" if given.kind == "normalised" else "text"
+    scale = _scale_apart(value, quote)
+    if scale is not None:
+        if _states_scale(context, scale):
+            return place  # a table "(In millions)": its cells are read in that scale
+        # The quote times a thousand or a million: a scale said somewhere the toolkit does not read, or a slip.
+        result.doubt(
+            "evidence_unverified",
+            f"{_show(value)} is its evidence {quote[:60]!r} times 10^{scale}, a scale the context does not state",
+            path,
+        )
+        return place
     if _contradicts(value, quote):
         result.fail("evidence_mismatch", f"{_show(value)} is not the {kind} of its evidence {quote[:80]!r}", path)
         return None
     # Not provably wrong (a paraphrase, a reading the toolkit does not know): a person decides.
     result.doubt("evidence_unverified", f"{_show(value)} is not a reading of its evidence {quote[:80]!r}", path)
     return place
+
+
+_SCALE_EXPONENTS = {"thousand": 3, "million": 6, "billion": 9}
+_STATED_SCALE = re.compile(
+    r"(?:\bin|\(|\bof)\s*(?:[$€£¥]\s*|(?:usd|eur|gbp|dollars|euros|pounds)\s+)?(thousand|million|billion)s\b",
+    re.IGNORECASE,
+)
+
+
+def _scale_apart(value: Any, quote: str) -> int | None:
+    """The power of ten (3, 6 or 9) by which a number exceeds a number of its quote ("3,423" given as
+    3423000000), if it does: a scale read from elsewhere, such as a table's header."""
+    number = to_decimal(value) if not isinstance(value, bool) else None
+    if number is None or number == 0:
+        return None
+    for said in number_readings(quote):
+        if said <= 0 or abs(said) >= abs(number):
+            continue
+        for exponent in _SCALE_EXPONENTS.values():
+            if said * Decimal(10) ** exponent == abs(number):
+                return exponent
+    return None
+
+
+def _states_scale(context: str, exponent: int) -> bool:
+    """Does the context state that its figures are in this scale ("(In millions)", "in $ thousands")?"""
+    return any(_SCALE_EXPONENTS[m.group(1).lower()] == exponent for m in _STATED_SCALE.finditer(context))
+
+
+_OPPOSITE_RULES = {
+    "equal": "not_equal", "not_equal": "equal", "earlier": "later", "later": "earlier", "less": "greater",
+    "greater": "less",
+}  # fmt: skip
+_RULE_WORDS = {
+    "equal": {"same", "equal", "equals", "identical", "match", "matches", "shared", "share"},
+    "not_equal": {"different", "differ", "differs", "distinct", "unequal"},
+    "earlier": {"earlier", "earliest", "before", "older", "oldest", "first", "sooner", "preceded"},
+    "later": {"later", "latest", "after", "younger", "youngest", "newer", "last"},
+    "less": {"less", "fewer", "smaller", "lower", "shorter", "cheaper"},
+    "greater": {"greater", "more", "larger", "bigger", "higher", "taller", "longer", "exceeds"},
+}
+
+
+def _rule_mixed_up(rule: str, computed: Any, value: Any, key: str) -> str | None:
+    """Why a derived value that is the exact opposite of its rule's result is more likely a rule name mixed up
+    than a wrong value: a yes/no field whose own name asks the opposite rule (`same_nationality` derived by
+    `not_equal`), or a difference with its two sources in the other order. None when nothing says so."""
+    words = field_words(key)
+    if isinstance(computed, bool) and isinstance(value, bool) and value is not computed:
+        opposite = _OPPOSITE_RULES.get(rule)
+        if opposite is not None and words & _RULE_WORDS[opposite] and not words & _RULE_WORDS[rule]:
+            return (
+                f"{rule} gives {str(computed).lower()}, but {key!r} asks {opposite} and is {str(value).lower()}: "
+                f"is the rule meant to be {opposite!r}?"
+            )
+    if rule == "difference" and isinstance(computed, Decimal) and to_decimal(value) == -computed and computed:
+        return f"the difference is {computed}, the value its opposite: are the two sources in the other order?"
+    return None
 
 
 def _contradicts(value: Any, quote: str) -> bool:
@@ -932,7 +1011,7 @@ def _locate(
     """The best place of a value without evidence: near its object's anchor, under its own label. A value not
     written as it is may be written another way (validation/readings.py: a unit conversion, a decimal comma,
     a clock time, an abbreviation, ...)."""
-    places = _occurrences(leaf.value, ctx) or _other_readings(leaf.value, ctx.raw, hint)
+    places = _occurrences(leaf.value, ctx) or _other_readings(leaf.value, ctx.raw, hint, ctx.original)
     if not places:
         return None
     if len(places) > 1 and leaf.key:

@@ -46,7 +46,9 @@ from validation.neighbour_checks import (
 )
 from validation.readings import (
     FieldHint,
+    carried_unit,
     close,
+    convert,
     field_words,
     number_mentions,
     parse_unit,
@@ -83,7 +85,8 @@ _NEGATIONS = re.compile(
     r"aren't|doesn't|didn't|don't|refused|declined|failed|lost|withdrawn|ended|ceased|defunct|deprecated|former|"
     r"formerly|previously|retired|once|ex|used to|instead|unfavou?rable|unsuitable|unlikely|unable|impossible|"
     r"not yet|yet to|pending|expect to|expected to|proposed|under consideration|disbanded|dissolved|broke up|"
-    r"split up|closed down|demolished|shut down|folded|abolished|replaced|renamed|dropped out)\b",
+    r"split up|closed down|demolished|shut down|folded|abolished|replaced|renamed|dropped out|"
+    r"forget (?:about )?(?:it|that|this|the))\b",
     re.IGNORECASE,
 )
 _AFFIRMATIONS = re.compile(
@@ -230,7 +233,9 @@ def check_field_ties(
         if place is not None and isinstance(value, int | float) and not isinstance(value, bool):
             place = _narrow(text, place, value)  # the number itself inside a curator's longer quote
             _check_scale(leaf, hint, text, place, doubt)
-            _check_unit(leaf, hint, text, place, doubt)
+            _check_unit(leaf, hint, text, place, doubt, getattr(layout, "original", None))
+            _check_hundredths(leaf, hint, text, place, doubt)
+            _check_after_point(leaf, text, place, doubt)
             counted = hint.is_count and any(isinstance(c, list) and len(c) == value for c in containers.values())
             if not counted:  # a count of the answer's own list is computed, not read from any phrase
                 _check_number_phrase(leaf, hint, text, place, doubt, lambda v=value, h=hint: find(v, h))
@@ -255,7 +260,9 @@ def check_field_ties(
                     original = getattr(layout, "original", None) or text
                     check_speaker_topic(leaf.path, value.strip(), field_words(hint.key), question, original, doubt)
     _check_duplicates(containers, doubt)
+    _check_year_outside_entry(leaves, spans, layout, doubt)
     _check_list_runs(leaves, containers, spans, layout, question, doubt)
+    _check_departed_items(leaves, containers, spans, layout, doubt)
     _check_counts(leaves, containers, hints, doubt)
     _check_bounds(leaves, doubt)
     _check_swaps(leaves, spans, text, hints, doubt)
@@ -268,6 +275,41 @@ def check_field_ties(
         check_other_article(
             leaves, spans, text, question, find, lambda leaf: hint_for(hints, leaf.path, leaf.key), doubt
         )
+
+
+_CURRENT_WORDS = {"current", "currently", "active", "present", "remaining", "existing", "still", "today", "now"}
+_DEPARTED_AFTER = re.compile(
+    r"[^.;\n]{0,40}?\b(?:departed|left|quit|resigned|retired|was dropped|were dropped|was fired|was replaced|"
+    r"no longer|stepped down|leaving|exited)\b",
+    re.IGNORECASE,
+)
+_FORMER_BEFORE = re.compile(r"\b(?:former|ex-|formerly|past)\s+(?:\w+\s+){0,2}$", re.IGNORECASE)
+
+
+def _check_departed_items(
+    leaves: list[Any], containers: dict[str, Any], spans: dict[str, tuple[int, int]], layout: LayoutLike, doubt: Doubt
+) -> None:
+    """An item of a list of current members (`current_members`, `active_players`) written as one who left
+    ("Taehyun, who later departed from the group", "former member X")."""
+    text = layout.text
+    for leaf in leaves:
+        if leaf.key is not None or not isinstance(leaf.value, str) or leaf.path not in spans:
+            continue
+        if not isinstance(containers.get(leaf.parent), list):
+            continue
+        list_key = leaf.parent.rsplit(".", 1)[-1]
+        if not field_words(list_key) & _CURRENT_WORDS:
+            continue
+        start, end = spans[leaf.path]
+        after = _DEPARTED_AFTER.match(text, end)
+        before = _FORMER_BEFORE.search(text[max(0, start - 30) : start])
+        if after or before:
+            said = (text[end : after.end()] if after else text[max(0, start - 30) + before.start() : end]).strip()  # type: ignore[union-attr]
+            doubt(
+                "value_from_other_phrase",
+                f"{leaf.value!r} is listed in {list_key!r}, but the text says it left: {said[:80]!r}",
+                leaf.path,
+            )
 
 
 def _check_list_runs(
@@ -288,7 +330,9 @@ def _check_list_runs(
             check_list_gaps(path, item_paths, spans, layout, question, doubt)
 
 
-def _check_unit(leaf: LeafLike, hint: FieldHint, text: str, place: tuple[int, int], doubt: Doubt) -> None:
+def _check_unit(
+    leaf: LeafLike, hint: FieldHint, text: str, place: tuple[int, int], doubt: Doubt, stamped: str | None = None
+) -> None:
     if not hint.unit:
         return
     field_unit = parse_unit(hint.unit) or None
@@ -305,6 +349,78 @@ def _check_unit(leaf: LeafLike, hint: FieldHint, text: str, place: tuple[int, in
                     leaf.path,
                 )
             return
+    if field_unit is None:
+        return
+    unit = carried_unit(text, place[0], stamped)  # a bare number: in the unit said just before
+    if unit is not None and str(field_unit) != unit:
+        as_said = convert(to_decimal(leaf.value) or Decimal(0), str(field_unit), unit)
+        line_start, line_end = text.rfind("\n", 0, place[0]) + 1, text.find("\n", place[1])
+        line = text[line_start : line_end if line_end >= 0 else len(text)]
+        said = [n for _, _, n, _ in number_mentions(line)] + [Decimal(d) for d in re.findall(r"\d+(?:\.\d+)?", line)]
+        if as_said is not None and any(close(number, as_said) for number in said):
+            return  # converted from what was said: right
+        written = parse_unit(unit)
+        if written is not None and written.dimensionality == field_unit.dimensionality:
+            doubt(
+                "unit_mismatch",
+                f"{leaf.value!r} is said as {text[place[0] : place[1]].strip()[:40]!r} right after a quantity in "
+                f"{unit}, but the field is in {hint.unit}: convert it or correct the field's unit",
+                leaf.path,
+            )
+
+
+_AFTER_POINT = re.compile(r"(?:^|\s)(\w+)\s+point\s+(?:\w{1,2}\s+)?$", re.IGNORECASE)  # "TWO POINT T THREE"
+_NOT_A_NUMBER_BEFORE = {"this", "that", "the", "a", "one", "some", "each", "every", "which", "what", "any", "no"}
+
+
+def _check_after_point(leaf: LeafLike, text: str, place: tuple[int, int], doubt: Doubt) -> None:
+    """A whole number said right after "point" ("TWO POINT T THREE EURO" given as 3): the digits after a spoken
+    decimal point, not a number of their own. "AT THIS POINT THREE ..." is no decimal."""
+    value = leaf.value
+    if not isinstance(value, int) or isinstance(value, bool) or not 0 < value < 100:
+        return
+    match = _AFTER_POINT.search(text[max(0, place[0] - 40) : place[0]])
+    if match is None or match.group(1).lower() in _NOT_A_NUMBER_BEFORE:
+        return
+    said = text[max(0, place[0] - 40) + match.start() : place[1]].strip()
+    doubt(
+        "scale_dropped",
+        f"{value!r} is said after a decimal point ({said[:50]!r}): the digits of a decimal, not a whole number",
+        leaf.path,
+    )
+
+
+_PERCENT_SAID = re.compile(r"^\s*%|\b(?:percent|per cent)\b", re.IGNORECASE)  # right after, or later in its line
+_MINOR_NEXT = re.compile(r"\s*(?:cents?|pence|p)\b", re.IGNORECASE)
+_SHARE_WORDS = {"fraction", "share", "proportion", "ratio"}
+_PERCENT_WORDS = {"percent", "percentage", "pct", "per", "cent"}
+_MINOR_WORDS = {"cent", "cents", "pence", "penny", "p"}
+
+
+def _check_hundredths(leaf: LeafLike, hint: FieldHint, text: str, place: tuple[int, int], doubt: Doubt) -> None:
+    """A value written with a unit a hundred times smaller than its field's: "SEVENTY PERCENT" given as 70 in a
+    field that holds a fraction between 0 and 1, "TEN CENTS" given as 10 in a field in euros."""
+    value = leaf.value
+    if not 1 < abs(value) <= 10_000:
+        return
+    after = text[place[1] : place[1] + 12]
+    words = hint.words
+    line_end = text.find("\n", place[1])
+    rest_of_line = text[place[1] : line_end if line_end >= 0 else len(text)][:60]
+    if words & _SHARE_WORDS and not words & _PERCENT_WORDS and _PERCENT_SAID.search(rest_of_line):
+        doubt(
+            "unit_mismatch",
+            f"{value!r} is said as a percentage ({(text[place[0] : place[1]] + rest_of_line).strip()[:60]!r}), "
+            f"but {leaf.key!r} holds a fraction: {value / 100!r}?",
+            leaf.path,
+        )
+    elif hint.currency and not words & _MINOR_WORDS and _MINOR_NEXT.match(after):
+        doubt(
+            "unit_mismatch",
+            f"{value!r} is written in cents ({text[place[0] : place[1]]}{_MINOR_NEXT.match(after).group()}), but "  # type: ignore[union-attr]
+            f"{leaf.key!r} is in {hint.currency}: {value / 100!r}?",
+            leaf.path,
+        )
 
 
 _SCALE_AFTER = re.compile(r"(\d+(?:[.,]\d+)?)\s*(thousand|million|billion|trillion|bn|mn)\b", re.IGNORECASE)
@@ -457,6 +573,8 @@ def _check_boolean(
     # nothing against `is_composer` once the clause is long.
     if place is not None:  # the curator's (or the located) place: its whole sentence, to its end
         sentences = [_clause(layout, place[0]) + " " + _around(layout, place[1], 40)]
+        sentences += _naming_sentences(words, layout, place[0])
+        sentences += _later_turns_on_topic(hint, layout, place)
     else:
         sentences = [_around(layout, offset, 60) for offset in offsets[:4]]
     heading = getattr(layout, "heading", None)
@@ -477,6 +595,56 @@ def _check_boolean(
             f"{affirmed[0].strip()[:90]!r}",
             leaf.path,
         )
+
+
+_NAMING_REACH = 600  # characters around the evidence where a sentence naming the field also speaks for it
+
+
+def _naming_sentences(words: set[str], layout: LayoutLike, offset: int) -> list[str]:
+    """Sentences near the evidence (not in a transcript) that name every distinctive word of the field
+    (`retail_single`: "it was never issued as a stand-alone single for public retail"): they say yes or no to
+    it as much as the quoted one does."""
+    distinctive = {w for w in words if len(w) >= 4 and w not in _GENERIC}
+    if len(distinctive) < 2 or layout.is_transcript:
+        return []
+    text = layout.text
+    low, high = max(0, offset - _NAMING_REACH), offset + _NAMING_REACH
+    found = []
+    for at in _field_places(distinctive, text[low:high])[:8]:
+        sentence = layout.sentence(low + at)
+        lowered = sentence.lower()
+        if all(re.search(rf"\b{re.escape(w)}", lowered) for w in distinctive) and sentence not in found:
+            found.append(sentence)
+    return found
+
+
+_TOPIC_LINES = 12  # lines of a meeting after the evidence where the same topic is still being settled
+
+
+def _later_turns_on_topic(hint: FieldHint, layout: LayoutLike, place: tuple[int, int]) -> list[str]:
+    """In a meeting, the next lines that speak of what the evidence and the field are about (the words the
+    evidence's line shares with the field's key and description: "solar panel"): the decision comes after the
+    proposal ("OKAY FAIR ENOUGH FORGET THE SOLAR PANEL")."""
+    if not layout.is_transcript:
+        return []
+    start, end = layout.line(place[0])
+    said = {w.lower() for w in re.findall(r"[A-Za-z]{4,}", layout.text[start:end])}
+    topic = {w for w in said & hint.words if w not in _GENERIC and w not in _OUTCOME_WORDS}
+    if not topic:
+        return []
+    found, at = [], end
+    for _ in range(_TOPIC_LINES):
+        if at >= len(layout.text):
+            break
+        line_start, line_end = layout.line(at + 1)
+        line = layout.text[line_start:line_end]
+        if all(re.search(rf"\b{re.escape(w)}", line, re.IGNORECASE) for w in topic):
+            found.append(line)
+        at = line_end
+    return found
+
+
+_OUTCOME_WORDS = {"true", "false", "team", "decided", "decide", "whether", "agreed", "adopted", "used", "will"}
 
 
 def _around(layout: LayoutLike, offset: int, reach: int) -> str:
@@ -514,6 +682,8 @@ def _check_absent_date(leaf: LeafLike, hint: FieldHint, layout: LayoutLike, leav
     words = field_words(hint.key)
     if not words & _DATE_FIELD_WORDS or words & {"place", "state", "city", "country", "town", "location", "cause"}:
         return False  # a place or cause of birth or death is no date
+    if hint.is_boolean:
+        return False  # `born_in_england`: a yes or no, which a date beside the name does not answer
     names = [
         o.value for o in leaves if o.parent == leaf.parent and isinstance(o.value, str) and shape_of(o.value) == "name"
     ]
@@ -570,6 +740,22 @@ def _spelled_in(clause: str) -> bool:
 
 
 _ITEM_SEPARATORS = re.compile(r"\s*(?:[,;|\n]|\s/\s)\s*")
+_MARKUP_IN_VALUE = re.compile(r"(?:^|\n)\s*\[\d{1,2}:\d{2}(?::\d{2})?\] [^:\n]{1,64}: ")
+_NUMBER_CELL = re.compile(r"[-+−$€£(]*\d[\d,.]*[%)]?(?:[KMBTkmbt]|bn|mn)?")
+_CODE_WORDS = {
+    "phone",
+    "telephone",
+    "tel",
+    "fax",
+    "isbn",
+    "issn",
+    "code",
+    "id",
+    "number",
+    "numbers",
+    "digits",
+    "serial",
+}
 
 
 def _check_letters(leaf: LeafLike, layout: Any, doubt: Doubt) -> None:
@@ -587,7 +773,27 @@ def _check_letters(leaf: LeafLike, layout: Any, doubt: Doubt) -> None:
 def _check_copy(leaf: LeafLike, hint: FieldHint, text: str, doubt: Doubt) -> None:
     value = leaf.value.strip()
     words = value.split()
+    utterances = len(_MARKUP_IN_VALUE.findall(value))
+    if utterances >= 2 and not field_words(leaf.key or "") & {"transcript", "excerpt", "lines", "utterances"}:
+        doubt(
+            "copied_span",
+            f"{utterances} utterances of the transcript, with their timestamps and speaker labels, pasted as the "
+            f"value of {leaf.key!r}",
+            leaf.path,
+        )
+        return
     if hint.words & _FREE_TEXT_WORDS:
+        return
+    if (
+        len(words) >= 4
+        and all(_NUMBER_CELL.fullmatch(word) for word in words)
+        and not hint.words & (_LIST_WORDS | _CODE_WORDS)
+    ):
+        doubt(
+            "copied_span",
+            f"{len(words)} numbers pasted as the one value of {leaf.key!r} (a table's row or column, not a value)",
+            leaf.path,
+        )
         return
     items = [item for item in _ITEM_SEPARATORS.split(value) if item]
     if len(items) >= 4 and leaf.key and not leaf.key.endswith("s") and not hint.words & _LIST_WORDS:
@@ -730,14 +936,58 @@ def _check_counts(
         if not hint.is_count:
             continue
         counted = key_meaning(leaf.key) - {"num", "number", "count", "total", "of", "n"}
-        for name, items in lists.items():
-            if counted & key_meaning(name) and len(items) != leaf.value:
+        # The lists of what it counts (`member_count`: `current_members` and `former_members`): one of the
+        # count's length answers it; else the one that names the fewest other things is contradicted.
+        named = [(len(key_meaning(name) - counted), name, items) for name, items in lists.items()
+                 if counted & key_meaning(name)]  # fmt: skip
+        if not named or any(len(items) == leaf.value for _, _, items in named):
+            continue
+        _, name, items = min(named, key=lambda found: found[0])
+        doubt(
+            "count_mismatch",
+            f"{leaf.key!r} is {leaf.value}, but the answer's own list {name!r} has {len(items)} item(s)",
+            leaf.path,
+        )
+
+
+_ENTRY_CHARS = 240  # a reference entry, a table row or a listing: one short line holding one item's values
+_ENTRY_START = re.compile(r"\s*(?:\[\d+\]|\d+[.)]\s|[-*•]\s|\|)")  # "[7]", "7.", "- ", a table row
+_YEAR_TOKEN = re.compile(r"(?<!\d)(1[5-9]\d\d|20\d\d)(?!\d)")
+
+
+def _check_year_outside_entry(
+    leaves: list[Any], spans: dict[str, tuple[int, int]], layout: LayoutLike, doubt: Doubt
+) -> None:
+    """A year taken from another entry: every other value of its object stands in one short line (a
+    reference, a table row), which gives a year of its own, while this year stands elsewhere ("Mathematische
+    Nachrichten 9 (1953)" in entry 7, the year given 1949, that of entry 5)."""
+    by_parent: dict[str, list[Any]] = {}
+    for leaf in leaves:
+        if leaf.key and leaf.path in spans and not isinstance(leaf.value, bool) and leaf.value is not None:
+            by_parent.setdefault(leaf.parent, []).append(leaf)
+    text = layout.text
+    for siblings in by_parent.values():
+        if len(siblings) < 4:
+            continue
+        lines = [layout.line(spans[leaf.path][0]) for leaf in siblings]
+        for index, leaf in enumerate(siblings):
+            value = str(leaf.value).strip()
+            if not _YEAR_TOKEN.fullmatch(value):
+                continue
+            others = {line for i, line in enumerate(lines) if i != index}
+            if len(others) != 1 or lines[index] in others:
+                continue
+            start, end = next(iter(others))
+            if end - start > _ENTRY_CHARS or not _ENTRY_START.match(text, start):
+                continue  # not an entry of a list or a table: a sentence may hold several events' years
+            years = [y for y in _YEAR_TOKEN.findall(text[start:end]) if y != value]
+            if years:
                 doubt(
-                    "count_mismatch",
-                    f"{leaf.key!r} is {leaf.value}, but the answer's own list {name!r} has {len(items)} item(s)",
+                    "value_from_other_entity",
+                    f"{value} stands in another line than every other value of its object, whose line gives "
+                    f"{years[0]}: {text[start:end].strip()[:90]!r}",
                     leaf.path,
                 )
-                break
 
 
 def _check_duplicates(containers: dict[str, Any], doubt: Doubt) -> None:

@@ -80,6 +80,7 @@ class FieldHint:
     is_count: bool = False
     is_time: bool = False
     is_number: bool = False  # the schema types it a number (or integer) only
+    is_boolean: bool = False  # the schema types it a boolean only (`born_in_england` holds no date)
 
     @property
     def words(self) -> frozenset[str]:
@@ -126,7 +127,8 @@ def field_hint(key: str, description: str = "", types: frozenset[str] = frozense
     )
     is_time = bool(key_words & _TIME_WORDS) and not is_count and (not types or "string" in types)
     is_number = bool(types) and types - {"null"} <= {"number", "integer"} and bool(types - {"null"})
-    return FieldHint(key, description, unit, currency, is_count, is_time, is_number)
+    is_boolean = types - {"null"} == {"boolean"}
+    return FieldHint(key, description, unit, currency, is_count, is_time, is_number, is_boolean)
 
 
 def _compound_unit(key: str) -> str | None:
@@ -414,6 +416,10 @@ _QUANTITY = re.compile(
 
 
 _UNIT_NAMES = frozenset(_UNIT_WORDS.values())
+_HAS_UNIT_WORD = re.compile(
+    r"\b(?:" + "|".join(sorted((re.escape(w) for w in _UNIT_WORDS if len(w) >= 3), key=len, reverse=True)) + r")\b",
+    re.IGNORECASE,
+)
 
 
 @lru_cache(maxsize=1)
@@ -460,7 +466,108 @@ def quantity_mentions(text: str) -> tuple[tuple[int, int, Decimal, str], ...]:
         end = match.start("unit") + len(unit_text)
         found.append((match.start(), end, number, str(unit)))
     found += _digitised_quantities(text)
+    found += _worded_quantities(text)
     return tuple(found)
+
+
+_WORDED_QUANTITY = re.compile(
+    rf"\b(?P<number>an?|(?:(?:{_SPELLED_WORDS})[\s-]+(?:and[\s-]+)?)*(?:{_SPELLED_WORDS}))\s+(?P<unit>[a-z]{{3,}})\b",
+    re.IGNORECASE,
+)
+
+
+def _worded_quantities(text: str) -> list[tuple[int, int, Decimal, str]]:
+    """Small quantities in words, where text2num writes no digits: "about a centimetre", "TWO CENTIMETRES"."""
+    found = []
+    if not _HAS_UNIT_WORD.search(text):
+        return found
+    for match in _WORDED_QUANTITY.finditer(text):
+        unit = parse_unit(match.group("unit"))
+        if unit is None:
+            continue
+        words = match.group("number").lower()
+        number = Decimal(1) if words in ("a", "an") else spelled_number(words)
+        if number is not None:
+            found.append((match.start(), match.end(), number, str(unit)))
+    return found
+
+
+_CARRY_CHARS = 400  # how far back a bare number borrows the unit of the last quantity said
+_CARRY_LINES = 8
+_CARRY_SECONDS = 60  # in a transcript: within a minute of talk
+
+
+def carried_quantities(text: str, stamped: str | None = None) -> list[tuple[int, int, Decimal, str]]:
+    """Numbers said without a unit right after a quantity with one, read in that unit: "ABOUT TWO CENTIMETRES"
+    ... "WE'LL SAY TWO POINT FIVE" is 2.5 centimetres. Only the last unit said, a few lines back, or in a
+    meeting (`stamped`: the transcript with its timestamps, same offsets as `text`) within a minute."""
+    stamped = stamped if stamped is not None and len(stamped) == len(text) else text
+    quantities = sorted(quantity_mentions(text))
+    if not quantities:
+        return []
+    found = []
+    for start, end, value, _ in number_mentions(text) + tuple(_plain_numbers(text)):
+        if any(q_start <= start < q_end or start <= q_start < end for q_start, q_end, _, _ in quantities):
+            continue  # the number of a quantity, or a line that holds one
+        if value in _stamp_numbers(stamped, start):
+            continue  # a number of a line's timestamp, read with the line's words
+        unit = _unit_before(text, stamped, quantities, start)
+        if unit is not None:
+            found.append((start, end, value, unit))
+    return found
+
+
+def carried_unit(text: str, offset: int, stamped: str | None = None) -> str | None:
+    """The unit a bare number at `offset` is said in: that of the last quantity said just before (see
+    `carried_quantities`), or None."""
+    stamped = stamped if stamped is not None and len(stamped) == len(text) else text
+    quantities = sorted(quantity_mentions(text))
+    if any(q_start <= offset < q_end for q_start, q_end, _, _ in quantities):
+        return None  # a number with its own unit
+    return _unit_before(text, stamped, quantities, offset)
+
+
+def _unit_before(text: str, stamped: str, quantities: list[tuple[int, int, Decimal, str]], start: int) -> str | None:
+    before = [q for q in quantities if q[1] <= start]
+    if not before:
+        return None
+    q_start, q_end, _, unit = before[-1]
+    said, then = _stamp_seconds(stamped, q_start), _stamp_seconds(stamped, start)
+    if said is not None and then is not None:
+        near = 0 <= then - said <= _CARRY_SECONDS  # a meeting: the same exchange
+    else:
+        near = start - q_end <= _CARRY_CHARS and text.count("\n", q_end, start) <= _CARRY_LINES
+    return unit if near else None
+
+
+_STAMP = re.compile(r"\[(\d+):(\d+)(?::(\d+))?\]")
+
+
+def _stamp_numbers(text: str, offset: int) -> set[Decimal]:
+    line_start = text.rfind("\n", 0, offset + 1) + 1
+    stamp = _STAMP.match(text, line_start)
+    return {Decimal(int(g)) for g in stamp.groups() if g is not None} if stamp else set()
+
+
+def _stamp_seconds(text: str, offset: int) -> int | None:
+    line_start = text.rfind("\n", 0, offset + 1) + 1
+    stamp = _STAMP.match(text, line_start)
+    if stamp is None:
+        return None
+    parts = [int(g) for g in stamp.groups() if g is not None]
+    return parts[0] * 60 + parts[1] if len(parts) == 2 else parts[0] * 3600 + parts[1] * 60 + parts[2]
+
+
+def _plain_numbers(text: str) -> list[tuple[int, int, Decimal, str]]:
+    found = []
+    for match in _PLAIN_NUMBER.finditer(text):
+        line_start = text.rfind("\n", 0, match.start()) + 1
+        if text.startswith("[", line_start) and match.start() < text.find("]", line_start):
+            continue  # a transcript's timestamp
+        value = _number_token(match.group().replace(",", ""))
+        if value is not None:
+            found.append((match.start(), match.end(), value, "digits"))
+    return found
 
 
 def _digitised_quantities(text: str) -> list[tuple[int, int, Decimal, str]]:
@@ -747,6 +854,65 @@ def _reordered_name(value: str, text: str) -> list[Place]:
     return [(m.start(), m.end(), "name order") for m in re.finditer(pattern, text)][:8]
 
 
+@lru_cache(maxsize=1)
+def _demonyms() -> tuple[dict[str, tuple[str, ...]], dict[str, tuple[str, ...]]]:
+    """Country names (and their other spellings: "USA", "Republic of Ireland") -> the adjectives of their people
+    ("American"), and each adjective -> the names of its countries, lower-cased, from countryinfo's data."""
+    from countryinfo import all_countries
+
+    by_name: dict[str, tuple[str, ...]] = {}
+    by_adjective: dict[str, list[str]] = {}
+    for country in all_countries():
+        try:
+            name, adjective, others = country.name(), country.demonym(), country.alt_spellings() or []
+        except Exception:  # a territory without the data: no reading
+            continue
+        if not name or not adjective:
+            continue
+        adjectives = tuple(a.strip() for a in re.split(r"[,/]", adjective) if a.strip())
+        names = [name, *(o for o in others if len(o) > 3 and not o.isupper())]  # not "US", "GBR": codes
+        for spelled in names:
+            by_name[spelled.lower()] = by_name.get(spelled.lower(), ()) + adjectives
+        for word in adjectives:
+            by_adjective.setdefault(word.lower(), []).extend(names)
+    return by_name, {word: tuple(names) for word, names in by_adjective.items()}
+
+
+@lru_cache(maxsize=1)
+def _subdivision_names() -> dict[str, tuple[str, ...]]:
+    """The short code of each state, province or region (the part after the country: "OH" of US-OH) -> its
+    names, from pycountry's ISO 3166-2 data."""
+    import pycountry
+
+    names: dict[str, list[str]] = {}
+    for subdivision in pycountry.subdivisions:
+        short = subdivision.code.split("-", 1)[1]
+        names.setdefault(short, []).append(subdivision.name)
+    return {short: tuple(found) for short, found in names.items()}
+
+
+def subdivision_places(value: str, text: str) -> list[Place]:
+    """A state's or province's code given for the name the text writes ("OH" for "Ohio", "NSW" for "New South
+    Wales")."""
+    names = _subdivision_names().get(value.strip().upper()) if value.strip().isupper() else None
+    if not names:
+        return []
+    pattern = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
+    return [(m.start(), m.end(), "abbreviation") for m in re.finditer(rf"(?<!\w)(?:{pattern})(?!\w)", text, re.I)][:16]
+
+
+def demonym_places(value: str, text: str) -> list[Place]:
+    """A country given for the adjective the text uses ("Norway" for "Norwegian-born", "United States" for
+    "an American rock band"), or an adjective given for the country the text names."""
+    by_name, by_adjective = _demonyms()
+    wanted = value.strip().lower()
+    words = by_name.get(wanted) or by_adjective.get(wanted)
+    if not words:
+        return []
+    pattern = "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
+    return [(m.start(), m.end(), "demonym") for m in re.finditer(rf"(?<![\w-])(?:{pattern})(?!\w)", text, re.I)][:16]
+
+
 def string_places(value: str, text: str) -> list[Place]:
     """Where a string is written another way: without diacritics, as an abbreviation or its expansion, as a
     currency word for an ISO code, as a decade or a clock time."""
@@ -768,10 +934,16 @@ def string_places(value: str, text: str) -> list[Place]:
     places = date_places(stripped, text)
     if places:
         return places
+    if stripped[:1].isupper() and len(stripped) <= 60:
+        places = demonym_places(stripped, text)
+        if places:
+            return places
     initials = _initials(stripped)
     if initials and len(initials) >= 2:
         places += [(m.start(), m.end(), "abbreviation") for m in re.finditer(rf"\b{re.escape(initials)}\b", text)]
     if _ACRONYM.fullmatch(stripped):
+        if len(stripped) <= 3:
+            places += subdivision_places(stripped, text)
         for match in _CAPITALISED_RUN.finditer(text):
             if _initials(match.group()) == stripped.upper():
                 places.append((match.start(), match.end(), "expansion"))
@@ -793,7 +965,7 @@ _FRACTION_WORDS = {"fraction", "share", "proportion", "ratio", "rate", "part", "
 _MINOR_MONEY = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(?:cents?|pence|p)\b", re.IGNORECASE)
 
 
-def number_places(value: Decimal, text: str, hint: FieldHint | None = None) -> list[Place]:
+def number_places(value: Decimal, text: str, hint: FieldHint | None = None, stamped: str | None = None) -> list[Place]:
     """Where a number is written another way than its digits, including converted from another unit when its
     field names one."""
     rounding = precision_of(value)
@@ -821,6 +993,11 @@ def number_places(value: Decimal, text: str, hint: FieldHint | None = None) -> l
             converted = convert(magnitude, unit, hint.unit)
             if converted is not None and unit != hint.unit and close(converted, value, rounding=rounding):
                 places.append((start, end, "converted"))
+        if not places:
+            for start, end, magnitude, unit in carried_quantities(text, stamped):
+                converted = convert(magnitude, unit, hint.unit)
+                if converted is not None and unit != hint.unit and close(converted, value, rounding=rounding):
+                    places.append((start, end, "converted"))
     return places
 
 
