@@ -92,8 +92,9 @@ def test_a_date_right_after_a_name_ending_in_jr_is_near_it() -> None:
 
 
 def test_a_title_does_not_cut_a_sentence_either() -> None:
-    truth = {"people": [{"name": "Hamilton Osgood", "birth_date": "1901-03-02", "city": "Baltimore"}]}
-    assert ("value_not_near_entity", "$.people[0].birth_date") not in issues(check(truth, WOOD))
+    text = "Patients of 1962\nConrad Brooks is an American actor. Conrad Brooks was treated by Dr. Osgood in 1962."
+    truth = {"people": [{"name": "Conrad Brooks", "treated_year": 1962}]}
+    assert ("value_not_near_entity", "$.people[0].treated_year") not in issues(check(truth, text))
 
 
 def test_another_persons_date_is_still_not_near_the_name() -> None:
