@@ -738,6 +738,8 @@ def _check_given(
         return place
     if value_matches_span(value, quote):
         return place
+    if isinstance(value, str) and _spoken_by(context, start, value) and _about_field(quote, hint.key):
+        return place  # a speaker field quoting what that speaker said ("I WRITE THE FINAL REPORT" for its writer)
     if matches_normalised(value, quote) or quote_supports(value, quote, hint):
         return place  # a normalisation quoted as a span: fine, it is the same place
     kind = "normalised form" if given.kind == "normalised" else "text"
@@ -816,6 +818,27 @@ def _rule_mixed_up(rule: str, computed: Any, value: Any, key: str) -> str | None
     if rule == "difference" and isinstance(computed, Decimal) and to_decimal(value) == -computed and computed:
         return f"the difference is {computed}, the value its opposite: are the two sources in the other order?"
     return None
+
+
+_UTTERANCE = re.compile(r"\[[\d:]+\] ([^:\n]{1,64}): ")
+
+
+def _spoken_by(context: str, offset: int, label: str) -> bool:
+    """Is the transcript line at `offset` an utterance of the speaker `label`?"""
+    line_start = context.rfind("\n", 0, offset) + 1
+    match = _UTTERANCE.match(context, line_start)
+    return match is not None and match.group(1) == label.strip()
+
+
+_WHO_WORDS = {"by", "who", "speaker", "person", "participant", "said", "name", "owner"}
+
+
+def _about_field(quote: str, key: str | None) -> bool:
+    """Does the quote use a word of the field's name ("balloon" for `balloon_image_by`), beyond who-words? A
+    speaker's "YEAH" is no evidence that they wrote the report."""
+    wanted = {w[:5] for w in field_words(key or "") - _WHO_WORDS if len(w) >= 4}
+    said = {w[:5] for w in re.findall(r"[a-z]{4,}", quote.lower())}
+    return bool(wanted & said)
 
 
 def _contradicts(value: Any, quote: str) -> bool:

@@ -580,14 +580,11 @@ def _check_boolean(
     heading = getattr(layout, "heading", None)
     if heading is not None:  # a section "Not Yet Adopted" says it of everything under it
         sentences += [h for h in {heading(offset) for offset in offsets[:4]} if h]
-    negated = [s for s in sentences if _NEGATIONS.search(s)]
-    affirmed = [s for s in sentences if _AFFIRMATIONS.search(s) and not _NEGATIONS.search(s)]
+    negated = [(s, said) for s in sentences if (said := _negation_of(s, words))]
+    affirmed = [s for s in sentences if _AFFIRMATIONS.search(s) and not _negation_of(s, words)]
     if leaf.value is True and negated and not affirmed:
-        doubt(
-            "boolean_against_text",
-            f"true, but the text says {_NEGATIONS.search(negated[0]).group()!r} there: {negated[0].strip()[:90]!r}",  # type: ignore[union-attr]
-            leaf.path,
-        )
+        sentence, said = negated[0]
+        doubt("boolean_against_text", f"true, but the text says {said!r} there: {sentence.strip()[:90]!r}", leaf.path)
     elif leaf.value is False and affirmed and not negated:
         doubt(
             "boolean_against_text",
@@ -595,6 +592,22 @@ def _check_boolean(
             f"{affirmed[0].strip()[:90]!r}",
             leaf.path,
         )
+
+
+_SUBSTITUTE = re.compile(r"\b(?:instead of|rather than|in place of)\b", re.IGNORECASE)
+
+
+def _negation_of(sentence: str, words: set[str]) -> str | None:
+    """The negation a sentence says of the field, if any. "X instead of Y" (or "rather than") denies Y, not X:
+    "the only mammals that lay eggs instead of giving birth" says nothing against `lays_eggs`."""
+    for match in _NEGATIONS.finditer(sentence):
+        substitute = _SUBSTITUTE.match(sentence, match.start())
+        if substitute is not None or match.group().lower() == "rather":
+            after = re.split(r"[.!?;](?:\s|$)", sentence[match.end() :], maxsplit=1)[0].lower()  # its clause
+            if not any(re.search(rf"\b{re.escape(w)}", after) for w in words if len(w) >= 3):
+                continue
+        return match.group()
+    return None
 
 
 _NAMING_REACH = 600  # characters around the evidence where a sentence naming the field also speaks for it
@@ -1173,13 +1186,42 @@ def _check_swaps(
         for leaf in siblings:
             by_shape.setdefault(shape_of(leaf.value), []).append(leaf)
         for group in by_shape.values():
-            _swaps_in(group, spans, text, lowered, doubt)
+            _swaps_in(group, spans, text, lowered, doubt, hints)
 
 
-def _swaps_in(group: list[Any], spans: dict[str, tuple[int, int]], text: str, lowered: str, doubt: Doubt) -> None:
+def _governed_by(text: str, start: int, own: frozenset[str], other: frozenset[str]) -> str | None:
+    """Which field's word stands last before a value in its clause ("signed on 4 May 1950 and came into force on
+    9 June 1951": "signed" governs the first date, "force" the second): "own", "other" or None."""
+    line_start = text.rfind("\n", 0, start) + 1
+    head = _SENTENCE_BREAK.split(text[max(line_start, start - 48) : start])[-1]
+    for word in reversed([w.lower().strip("'") for w in _WORDS.findall(head)]):
+        mine, theirs = affinity([word], own), affinity([word], other)
+        if mine != theirs:
+            return "own" if mine > theirs else "other"
+    return None
+
+
+def _other_dimensions(first: Any, second: Any, hints: dict[str, FieldHint] | None) -> bool:
+    """Two fields whose names give units of different kinds (`crossing_minutes`, `distance_km`): their values
+    cannot trade places; a value in the wrong kind of unit is the unit check's to find."""
+    units = [hint_for(hints, leaf.path, leaf.key).unit for leaf in (first, second)]
+    parsed = [parse_unit(unit) if unit else None for unit in units]
+    if parsed[0] is None or parsed[1] is None:
+        return False
+    return bool(parsed[0].dimensionality != parsed[1].dimensionality)
+
+
+def _swaps_in(
+    group: list[Any],
+    spans: dict[str, tuple[int, int]],
+    text: str,
+    lowered: str,
+    doubt: Doubt,
+    hints: dict[str, FieldHint] | None = None,
+) -> None:
     for i, first in enumerate(group):
         for second in group[i + 1 :]:
-            if first.value == second.value:
+            if first.value == second.value or _other_dimensions(first, second, hints):
                 continue
             own_a = key_meaning(first.key) - key_meaning(second.key)
             own_b = key_meaning(second.key) - key_meaning(first.key)
@@ -1187,8 +1229,13 @@ def _swaps_in(group: list[Any], spans: dict[str, tuple[int, int]], text: str, lo
                 continue
             around_a = window_words(text, *spans[first.path])
             around_b = window_words(text, *spans[second.path])
-            if affinity(around_a, own_b) > affinity(around_a, own_a) and affinity(around_b, own_a) > affinity(
+            leans = affinity(around_a, own_b) > affinity(around_a, own_a) and affinity(around_b, own_a) > affinity(
                 around_b, own_b
+            )
+            if leans or (
+                shape_of(first.value) in ("year", "date", "time", "number")  # a name's clause has no governing verb
+                and _governed_by(text, spans[first.path][0], own_a, own_b) == "other"
+                and _governed_by(text, spans[second.path][0], own_b, own_a) == "other"
             ):
                 message = f"{first.key!r} and {second.key!r} may be swapped: each value stands by the other's words"
                 doubt("possible_swap", message, first.path)

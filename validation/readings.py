@@ -410,7 +410,8 @@ def _amount(words: str) -> Decimal | None:
 # ---- quantities with units (pint) ----------------------------------------------------------------------
 
 _QUANTITY = re.compile(
-    r"(?<![\w.])(?P<number>[-−–]?\d{1,3}(?:,\d{3})+(?:\.\d+)?|[-−–]?\d+(?:[.,]\d+)?)\s?-?\s?"
+    r"(?<![\w.,])(?P<number>\d{1,3}(?:[ \u00a0\u2009\u202f]\d{3})+(?:\.\d+)?(?![\d.,])"  # "4 050 metres"
+    r"|(?<![\w.])[-−–]?\d{1,3}(?:,\d{3})+(?:\.\d+)?|(?<![\w.])[-−–]?\d+(?:[.,]\d+)?)\s?-?\s?"
     r"(?P<unit>(?:sq(?:uare)?\.?\s)?[a-zA-Z°/²]+(?:\s(?:per|an|a)\s[a-z]+)?|[\"″”′])"
 )
 
@@ -459,15 +460,61 @@ def quantity_mentions(text: str) -> tuple[tuple[int, int, Decimal, str], ...]:
                 break
         if unit is None:
             continue
-        number = _number_token(match.group("number").replace(",", "") if "," in match.group("number")[-4:-3] else
-                               match.group("number").replace(",", "."))  # fmt: skip
+        written = re.sub(r"[ \u00a0\u2009\u202f]", "", match.group("number"))
+        number = _number_token(written.replace(",", "") if "," in written[-4:-3] else written.replace(",", "."))
         if number is None:
             continue
         end = match.start("unit") + len(unit_text)
         found.append((match.start(), end, number, str(unit)))
     found += _digitised_quantities(text)
     found += _worded_quantities(text)
+    found += compound_durations(text)
     return tuple(found)
+
+
+_DURATION_UNITS = {"h": 3600, "hr": 3600, "hrs": 3600, "hour": 3600, "hours": 3600, "min": 60, "mins": 60,
+                   "minute": 60, "minutes": 60, "sec": 1, "secs": 1, "second": 1, "seconds": 1}  # fmt: skip
+_DURATION_PART = (
+    rf"(?:\d+(?:[.,]\d+)?|an?|(?:(?:{_SPELLED_WORDS})[\s-]+)*(?:{_SPELLED_WORDS}))\s*"
+    r"(?:hours?|hrs?|h|minutes?|mins?|min|seconds?|secs?|sec)\b(?:\s+and\s+an?\s+half\b)?"
+)
+_COMPOUND_DURATION = re.compile(rf"\b{_DURATION_PART}(?:\s*(?:,|and)?\s*{_DURATION_PART})+", re.IGNORECASE)
+_HOURS_MINUTES = re.compile(r"(?<![\w.:])(\d{1,2})\s?h\s?(\d{2})\b(?!\s*(?:min|m\b))", re.IGNORECASE)
+_TIME_UNIT = re.compile(r"\d\s?h\b|\b(?:hours?|hrs?|minutes?|mins?|seconds?|secs?)\b", re.IGNORECASE)
+_ONE_PART = re.compile(
+    rf"(?P<number>\d+(?:[.,]\d+)?|an?|(?:(?:{_SPELLED_WORDS})[\s-]+)*(?:{_SPELLED_WORDS}))\s*"
+    r"(?P<unit>hours?|hrs?|h|minutes?|mins?|min|seconds?|secs?|sec)\b(?P<half>\s+and\s+an?\s+half\b)?",
+    re.IGNORECASE,
+)
+
+
+def compound_durations(text: str) -> list[tuple[int, int, Decimal, str]]:
+    """Durations written in several units ("1 hr 10 min", "two hours and fifteen minutes", "1h10", "an hour and a
+    half"), as one total in seconds: a field in minutes reads 70 from "1 hr 10 min"."""
+    found: list[tuple[int, int, Decimal, str]] = []
+    if not _TIME_UNIT.search(text):
+        return found
+    for match in _COMPOUND_DURATION.finditer(text):
+        total = Decimal(0)
+        for part in _ONE_PART.finditer(match.group()):
+            words = part.group("number").lower()
+            number = _number_token(words.replace(",", ".")) or spelled_number(words)
+            if words in ("a", "an"):
+                number = Decimal(1)
+            if number is None:
+                break
+            seconds = _DURATION_UNITS[part.group("unit").lower()]
+            total += number * seconds + (Decimal(seconds) / 2 if part.group("half") else 0)
+        else:
+            found.append((match.start(), match.end(), total, "second"))
+    for match in _HOURS_MINUTES.finditer(text):
+        total = Decimal(int(match.group(1)) * 3600 + int(match.group(2)) * 60)
+        found.append((match.start(), match.end(), total, "second"))
+    for part in _ONE_PART.finditer(text) if "half" in text.lower() else ():  # "an hour and a half"
+        if part.group("half") and part.group("number").lower() in ("a", "an", "one", "1"):
+            seconds = _DURATION_UNITS[part.group("unit").lower()]
+            found.append((part.start(), part.end(), Decimal(seconds) * 3 / 2, "second"))
+    return found
 
 
 _WORDED_QUANTITY = re.compile(
@@ -947,12 +994,27 @@ def string_places(value: str, text: str) -> list[Place]:
         for match in _CAPITALISED_RUN.finditer(text):
             if _initials(match.group()) == stripped.upper():
                 places.append((match.start(), match.end(), "expansion"))
-        code = stripped.upper()
-        for name, iso in _currency_names().items():
-            if iso == code:
-                pattern = re.escape(name) if not name.isalpha() else rf"\b{re.escape(name)}\b"
-                places += [(m.start(), m.end(), "currency") for m in re.finditer(pattern, text, re.IGNORECASE)]
+        for name in currency_names_of(stripped.upper()):
+            pattern = rf"\b{re.escape(name)}\b" if name[:1].isalpha() and name[-1:].isalpha() else re.escape(name)
+            places += [(m.start(), m.end(), "currency") for m in re.finditer(pattern, text, re.IGNORECASE)]
     return places
+
+
+@lru_cache(maxsize=256)
+def currency_names_of(code: str) -> tuple[str, ...]:
+    """The ways a text names the currency of an ISO code: babel's English names, singular and plural ("Mauritian
+    rupee", "Mauritian rupees"), its symbol where it is no word, and the common words for it ("quid")."""
+    from babel.numbers import get_currency_name, get_currency_symbol, list_currencies
+
+    if code not in list_currencies():
+        return ()
+    names = {get_currency_name(code, count=count, locale="en").lower() for count in (1, 2)}
+    symbol = get_currency_symbol(code, locale="en")
+    if not symbol.isalpha() and symbol != code:
+        names.add(symbol)
+    names |= {word for word, iso in _CURRENCY_WORDS.items() if iso == code}
+    names |= {name for name, iso in _currency_names().items() if iso == code}
+    return tuple(sorted(names))
 
 
 # ---- the entry points ------------------------------------------------------------------------------------
@@ -1020,24 +1082,32 @@ def quote_supports(value: Any, quote: str, hint: FieldHint | None = None) -> boo
 
 
 def conversion_supports(value: Any, quote: str, unit_from: str | None, unit_to: str | None) -> bool | None:
-    """For `convert` evidence: does the quote's number, in `unit_from`, equal the value in `unit_to`? None when
-    the quote holds no number or the units cannot be read."""
+    """For `convert` evidence: does a number of the quote, in its unit or `unit_from`, equal the value in `unit_to`?
+    None when the quote holds no number or the units cannot be read. False only when the quote holds one number and its
+    conversion is another value: a quote with several ("forty miles ... the Old Mill is twenty five") may hold the
+    right one in a form the toolkit does not read, so a mismatch there is a doubt, not a proof."""
     number = to_decimal(value)
-    if number is None:
+    if number is None or unit_to is None:
         return None
-    magnitudes = [m for _, _, m, _ in quantity_mentions(quote)] or [
-        n for n in (_number_token(t) for t in _PLAIN_NUMBER.findall(quote)) if n is not None
-    ]
-    mentioned_units = [u for _, _, _, u in quantity_mentions(quote)]
-    source = unit_from or (mentioned_units[0] if mentioned_units else None)
-    if not magnitudes or source is None or unit_to is None:
+    target = str(parse_unit(unit_to) or unit_to)
+    origin = str(parse_unit(unit_from) or unit_from) if unit_from else None
+    quantities = quantity_mentions(quote)
+    candidates: list[tuple[Decimal, str]] = [(m, u) for _, _, m, u in quantities]
+    if origin is not None:  # the curator names the unit: every other number of the quote may be in it
+        rest = quote
+        for start, end, _, _ in quantities:  # "3 200 metres" is one number, not 3 and 200
+            if quote[start : start + 1].isdigit() and end - start < 40:  # (a spelled quantity stands for its line)
+                rest = rest[:start] + " " * (end - start) + rest[end:]
+        bare = [n for n in (_number_token(t) for t in _PLAIN_NUMBER.findall(rest)) if n is not None]
+        candidates += [(n, origin) for n in bare + [said for _, _, said, _ in number_mentions(rest)]]
+    elif not candidates:
         return None
-    target = parse_unit(unit_to) or unit_to
-    origin = parse_unit(source) or source
-    for magnitude in magnitudes:
-        converted = convert(magnitude, str(origin), str(target))
-        if converted is None:
-            return None
-        if close(converted, number, rounding=precision_of(number)):
-            return True
-    return False
+    converted = [convert(magnitude, unit, target) for magnitude, unit in candidates]
+    if origin is not None:
+        converted += [convert(magnitude, origin, target) for magnitude, _ in candidates]
+    readable = [c for c in converted if c is not None]
+    if any(close(c, number, rounding=precision_of(number)) for c in readable):
+        return True
+    if not readable:
+        return None
+    return False if len({magnitude for magnitude, _ in candidates}) == 1 else None
