@@ -423,11 +423,14 @@ def _check_hundredths(leaf: LeafLike, hint: FieldHint, text: str, place: tuple[i
         )
 
 
-_SCALE_AFTER = re.compile(r"(\d+(?:[.,]\d+)?)\s*(thousand|million|billion|trillion|bn|mn)\b", re.IGNORECASE)
+_SCALE_AFTER = re.compile(
+    r"(\d+(?:[.,]\d+)?)(?:\s*(thousand|million|billion|trillion|bn|mn)\b|((?-i:[KMBT]))(?![\w.]))", re.IGNORECASE
+)  # "43 million", "78.7M" (a capital letter glued to the number: not "5 m" of metres)
 _SCALE_NAMES = {
     "thousand": 3, "thousands": 3, "k": 3, "million": 6, "millions": 6, "m": 6, "mn": 6, "billion": 9, "billions": 9,
-    "bn": 9, "trillion": 12,
+    "bn": 9, "b": 9, "trillion": 12, "t": 12,
 }  # fmt: skip
+_NOT_SCALED = re.compile(r"\bnot (?:in |as |counted in )?(thousands|millions|billions|trillions)\b", re.IGNORECASE)
 _SCALE_WORDS = {"thousand", "thousands", "million", "millions", "billion", "billions", "trillion", "bn", "mn", "m", "k"}
 
 
@@ -438,13 +441,16 @@ def _check_scale(leaf: LeafLike, hint: FieldHint, text: str, place: tuple[int, i
     match = _SCALE_AFTER.search(window)
     if match is None or not close(float(match.group(1).replace(",", ".")), leaf.value):
         return
-    field_scales = {_SCALE_NAMES.get(w) for w in hint.words & _SCALE_WORDS} - {None}
-    if field_scales and _SCALE_NAMES.get(match.group(2).lower()) in field_scales:
+    scale = match.group(2) or match.group(3)
+    denied = {_SCALE_NAMES[m.group(1).lower()] for m in _NOT_SCALED.finditer(hint.description)}
+    field_scales = {_SCALE_NAMES.get(w) for w in hint.words & _SCALE_WORDS} - {None} - denied
+    if field_scales and _SCALE_NAMES.get(scale.lower()) in field_scales:
         return  # the field counts in the scale the text writes
+    named = {"K": "thousand", "M": "million", "B": "billion", "T": "trillion"}.get(scale, scale.lower())
     doubt(
         "scale_dropped",
-        f"{leaf.value!r} is written {match.group()!r}: the {match.group(2)} is dropped, and {leaf.key!r} does not "
-        f"say it counts {match.group(2).lower()}s",
+        f"{leaf.value!r} is written {match.group()!r}: the {named} is dropped, and {leaf.key!r} does not "
+        f"say it counts {named}s",
         leaf.path,
     )
 
@@ -787,10 +793,11 @@ def _check_copy(leaf: LeafLike, hint: FieldHint, text: str, doubt: Doubt) -> Non
     value = leaf.value.strip()
     words = value.split()
     utterances = len(_MARKUP_IN_VALUE.findall(value))
-    if utterances >= 2 and not field_words(leaf.key or "") & {"transcript", "excerpt", "lines", "utterances"}:
+    # One timestamp and speaker label inside a value is enough: an answer never carries the transcript's markup.
+    if utterances >= 1 and not field_words(leaf.key or "") & {"transcript", "excerpt", "lines", "utterances"}:
         doubt(
             "copied_span",
-            f"{utterances} utterances of the transcript, with their timestamps and speaker labels, pasted as the "
+            f"{utterances} utterance(s) of the transcript, with their timestamps and speaker labels, pasted as the "
             f"value of {leaf.key!r}",
             leaf.path,
         )

@@ -100,3 +100,44 @@ def test_instead_of_denies_what_follows_it_not_what_precedes_it() -> None:
     assert ("boolean_against_text", "$.runs_steam_locomotives") not in issues(right)
     wrong = check({"railway": "Vale Railway", "runs_diesel_units": True, "season": "summer"}, text)
     assert ("boolean_against_text", "$.runs_diesel_units") in issues(wrong)
+
+
+# ---- wrong answers of two more families: a scale letter dropped, one utterance pasted -------------------------
+
+FIRM = "Acme Robotics\nAcme Robotics reported revenue of $4.2B in 2023 and employs 12K people."
+
+
+def test_a_number_read_without_its_scale_letter_is_flagged() -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "company": {"type": "string"},
+            "revenue_usd": {"type": "number", "description": "revenue, a plain amount in dollars (not in billions)"},
+            "employees": {"type": "integer", "description": "number of employees"},
+        },
+    }
+    wrong = check({"company": "Acme Robotics", "revenue_usd": 4.2, "employees": 12000}, FIRM, schema=schema)
+    assert ("scale_dropped", "$.revenue_usd") in issues(wrong)
+    right = check({"company": "Acme Robotics", "revenue_usd": 4200000000, "employees": 12000}, FIRM, schema=schema)
+    assert not {code for code, _ in issues(right)} & {"scale_dropped"}
+
+
+def test_a_number_in_the_scale_its_field_names_is_not() -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "company": {"type": "string"},
+            "revenue_usd_billions": {"type": "number", "description": "revenue in billions of dollars"},
+            "employees_thousands": {"type": "number", "description": "staff, in thousands"},
+        },
+    }
+    truth = {"company": "Acme Robotics", "revenue_usd_billions": 4.2, "employees_thousands": 12}
+    assert not {code for code, _ in issues(check(truth, FIRM, schema=schema))} & {"scale_dropped"}
+
+
+def test_one_utterance_with_its_timestamp_pasted_as_a_value_is_flagged() -> None:
+    value = "I'LL TAKE THE MINUTES TODAY\n[0:06] FEE013: GREAT THANKS"
+    wrong = check({"minutes_taker": "MEE021", "summary": value, "meeting": "weekly"}, MEETING)
+    assert ("copied_span", "$.summary") in issues(wrong)
+    excerpt = check({"minutes_taker": "MEE021", "transcript_excerpt": value, "meeting": "weekly"}, MEETING)
+    assert ("copied_span", "$.transcript_excerpt") not in issues(excerpt)
