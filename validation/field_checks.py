@@ -789,12 +789,15 @@ def _check_letters(leaf: LeafLike, layout: Any, doubt: Doubt) -> None:
         doubt("letter_not_in_context", f"{shown} never occurs in the context", leaf.path)
 
 
+_QUOTING_WORDS = {"transcript", "excerpt", "lines", "line", "utterances", "utterance", "quote", "quotation"}
+
+
 def _check_copy(leaf: LeafLike, hint: FieldHint, text: str, doubt: Doubt) -> None:
     value = leaf.value.strip()
     words = value.split()
     utterances = len(_MARKUP_IN_VALUE.findall(value))
     # One timestamp and speaker label inside a value is enough: an answer never carries the transcript's markup.
-    if utterances >= 1 and not field_words(leaf.key or "") & {"transcript", "excerpt", "lines", "utterances"}:
+    if utterances >= 1 and not field_words(leaf.key or "") & _QUOTING_WORDS:
         doubt(
             "copied_span",
             f"{utterances} utterance(s) of the transcript, with their timestamps and speaker labels, pasted as the "

@@ -263,6 +263,8 @@ def check_other_article(
             continue  # the article speaks of one of the answer's other values
         if any(_names(text[parts[n][0] : parts[n][1]].lower(), title) for n in home):
             continue  # an article the answer draws on leads to this one (a bridge entity)
+        if any(_names(body, name) for name in _question_names(question)):
+            continue  # the article speaks of what the question asks about (the captain's article of the Titanic)
         places = find(leaf.value, hint_of(leaf)) or [spans[leaf.path]]
         found_in = {article_of(start) for start, _ in places} | {own}
         value = leaf.value.lower().strip()
@@ -274,6 +276,14 @@ def check_other_article(
             "the answer's other values are about",
             leaf.path,
         )
+
+
+_QUESTION_NAME = re.compile(r"(?<!^)(?<![.?!] )\b[A-Z][\w'’&-]+(?:\s+(?:of|the|de|and)?\s*[A-Z][\w'’&-]+)*")
+
+
+def _question_names(question: str) -> list[str]:
+    """The (lower-cased) proper names a question uses: its capitalised runs, not the first word."""
+    return [m.group().lower() for m in _QUESTION_NAME.finditer(question.strip()) if len(m.group()) >= 4]
 
 
 def _speaks_of(body: str, value: str) -> bool:

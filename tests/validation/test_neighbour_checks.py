@@ -215,6 +215,26 @@ def test_an_article_the_question_names_is_no_other_entity() -> None:
     assert ("value_from_other_entity", "$.illustrator_publisher") not in codes(truth, ARTICLES, question)
 
 
+SHIPS = """SS Merrow
+SS Merrow was a cargo steamer of the Alder Line. She left Bristol on her last voyage in March 1921.
+
+Joan Pell (captain)
+Joan Pell (1880 - 9 March 1921) was the master of the Merrow, and she was lost with her ship in a gale.
+
+Lundy
+Lundy is an island off the coast of Devon, first recorded in 1086 and owned by the National Trust."""
+
+
+def test_an_article_that_speaks_of_what_the_question_asks_about_is_no_other_entity() -> None:
+    # The date is in the captain's article only, and that article speaks of the ship the question names.
+    truth = {"ship": "SS Merrow", "port": "Bristol", "loss_date": "1921-03-09"}
+    question = "From which port did the Merrow leave, and on what date was she lost?"
+    assert not {c for c in codes(truth, SHIPS, question) if c[0] == "value_from_other_entity"}
+    # An article that speaks neither of the ship nor of the answer's values stays another entity's.
+    stray = {"ship": "SS Merrow", "port": "Bristol", "owner": "National Trust"}
+    assert ("value_from_other_entity", "$.owner") in codes(stray, SHIPS, question)
+
+
 # ---- who said it ----------------------------------------------------------------------------------------------
 
 DESIGN = """[0:01] FEE001: SO WHAT ABOUT THE STRAP
