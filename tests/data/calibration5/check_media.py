@@ -16,6 +16,9 @@ from pathlib import Path
 
 from jsonschema import Draft202012Validator
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
+from core.evidence import parse_evidence_map  # noqa: E402  (the evidence format, not the gate)
+
 HERE = Path(__file__).parent
 FILES = {"ami.jsonl": ("v5-ami-", "ami"), "olmocr.jsonl": ("v5-olm-", "olmocr")}
 QUOTED = {"span", "normalised", "convert", "expands"}
@@ -93,6 +96,8 @@ def check_line(case: dict, prefix: str, source: str) -> list[str]:
         problems.append("fewer than 3 top-level properties")
     problems += schema_problems(schema)
     problems += [f"ground truth: {e.message}" for e in Draft202012Validator(schema).iter_errors(case["ground_truth"])]
+    _, unreadable = parse_evidence_map(case.get("evidence"))
+    problems += [f"evidence {path}: {why}" for path, why in unreadable]
     leaves = set(leaf_paths(case["ground_truth"]))
     paths = set(all_paths(case["ground_truth"]))
     for path, ev in (case.get("evidence") or {}).items():
