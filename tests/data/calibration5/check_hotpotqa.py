@@ -27,7 +27,8 @@ from loaders.hotpotqa import load_hotpotqa  # noqa: E402
 
 CASES = Path(__file__).with_name("hotpotqa.jsonl")
 DEV_SAMPLE = ROOT / "tests" / "data" / "hotpotqa" / "hotpot_dev_distractor_v1.sample.json"
-KEYS = {"id", "label", "kind", "note", "source", "source_id", "question", "json_schema", "ground_truth", "annotator"}
+KEYS = {"id", "label", "kind", "note", "source", "source_id", "question", "json_schema", "ground_truth", "annotator",
+        "split"}  # fmt: skip  # split: always "test", the whole set is a holdout, never tuned on
 OPTIONAL = {"evidence", "context", "seed_question", "seed_answer"}
 
 
@@ -64,6 +65,8 @@ def check(lines: list[str]) -> list[str]:
         if missing or extra:
             problems.append(f"{where}: missing {sorted(missing)}, unexpected {sorted(extra)}")
             continue
+        if case["split"] != "test":
+            problems.append(f'{where}: split must be "test" (the set is a holdout)')
         if not str(case["id"]).startswith("v5-hp-"):
             problems.append(f"{where}: id does not start with v5-hp-")
         if case["label"] not in ("right", "wrong") or case["source"] != "hotpotqa":

@@ -88,8 +88,8 @@ def check_line(case: dict, prefix: str, source: str) -> list[str]:
         return problems
     if not case["id"].startswith(prefix):
         problems.append(f"id without prefix {prefix}")
-    if case["source"] != source or case["label"] not in ("right", "wrong") or "split" in case:
-        problems.append("bad source, label or a split field")
+    if case["source"] != source or case["label"] not in ("right", "wrong") or case.get("split") != "test":
+        problems.append('bad source or label, or split is not "test" (the set is a holdout)')
     schema = case["json_schema"]
     Draft202012Validator.check_schema(schema)
     if len(schema.get("properties", {})) < 3:
