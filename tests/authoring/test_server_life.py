@@ -71,32 +71,44 @@ def _gone(data_dir: Path, timeout_s: float = 30.0) -> bool:
 
 
 def _toolkit(workspace: Path, *args: str) -> subprocess.Popen[str]:
+    """The toolkit in a subprocess whose output goes to files: a pipe nobody reads (its progress bars on stderr)
+    fills up and blocks the toolkit in a write, which a user's terminal never does."""
     env = dict(os.environ, PYTHONUNBUFFERED="1", LABEL_STUDIO_BIN=str(find_label_studio_bin()))
     for name in ("LABEL_STUDIO_URL", "LABEL_STUDIO_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY"):
         env.pop(name, None)
-    return subprocess.Popen(
-        [sys.executable, "-m", "build_split", "--source", "hotpotqa", "--workspace", str(workspace), *args],
-        cwd=REPO,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    out_path, err_path = workspace.parent / "toolkit.stdout", workspace.parent / "toolkit.stderr"
+    with out_path.open("w") as out, err_path.open("w") as err:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "build_split", "--source", "hotpotqa", "--workspace", str(workspace), *args],
+            cwd=REPO,
+            env=env,
+            stdout=out,
+            stderr=err,
+            text=True,
+        )
+    process.out_path, process.err_path = out_path, err_path  # type: ignore[attr-defined]
+    return process
 
 
-def _wait_for_line(process: subprocess.Popen[str], needle: str, timeout_s: float = 180.0) -> list[str]:
-    assert process.stdout is not None
-    lines: list[str] = []
+def _out(process: subprocess.Popen[str]) -> str:
+    return process.out_path.read_text(encoding="utf-8", errors="replace")  # type: ignore[attr-defined]
+
+
+def _err(process: subprocess.Popen[str]) -> str:
+    return process.err_path.read_text(encoding="utf-8", errors="replace")  # type: ignore[attr-defined]
+
+
+def _wait_for_line(process: subprocess.Popen[str], needle: str, timeout_s: float = 180.0) -> str:
     deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        line = process.stdout.readline()
-        if not line:
-            break
-        lines.append(line)
-        if needle in line:
-            return lines
+    while time.monotonic() < deadline and process.poll() is None:
+        if needle in _out(process):
+            return _out(process)
+        time.sleep(0.2)
+    if needle in _out(process):
+        return _out(process)
     process.kill()
-    raise AssertionError(f"never printed {needle!r}: {''.join(lines)}{process.stderr.read() if process.stderr else ''}")
+    process.wait()
+    raise AssertionError(f"never printed {needle!r}: {_out(process)}{_err(process)}")
 
 
 def _exit_code(process: subprocess.Popen[str], timeout_s: float) -> int:
@@ -108,8 +120,8 @@ def _exit_code(process: subprocess.Popen[str], timeout_s: float) -> int:
         process.send_signal(signal.SIGUSR1)
         time.sleep(2)
         process.kill()
-        _, err = process.communicate(timeout=30)
-        message = f"the toolkit did not end within {timeout_s:.0f} s of the signal; its stacks:\n{err}"
+        process.wait(timeout=30)
+        message = f"the toolkit did not end within {timeout_s:.0f} s of the signal; its stacks:\n{_err(process)}"
         raise AssertionError(message) from None
 
 
@@ -143,7 +155,7 @@ def test_a_signal_to_the_toolkit_stops_its_label_studio(kept_run, sig: signal.Si
     process, data_dir = kept_run
     process.send_signal(sig)
     code = _exit_code(process, timeout_s=90)
-    err = process.stderr.read() if process.stderr else ""
+    err = _err(process)
     assert code == 128 + sig and f"stopped by {sig.name}" in err, err
     assert _gone(data_dir, timeout_s=5), f"Label Studio left running: {_processes_of(data_dir)}"
     assert not (data_dir / server_guard.PID_FILENAME).exists()
@@ -156,7 +168,7 @@ def test_sigusr1_shows_where_a_running_toolkit_waits_and_it_goes_on(kept_run) ->
     assert process.poll() is None, "SIGUSR1 only prints the stacks"
     process.send_signal(signal.SIGTERM)
     code = _exit_code(process, timeout_s=90)
-    err = process.stderr.read() if process.stderr else ""
+    err = _err(process)
     assert code == 128 + signal.SIGTERM, err
     assert "serve_until_interrupted" in err and "Thread 0x" in err, err
 
@@ -194,7 +206,8 @@ def test_the_next_start_stops_an_orphan_it_recorded(tmp_path: Path, label_studio
     assert _processes_of(data_dir)
 
     run = _toolkit(workspace, "--sample", "--start-label-studio", "--label-studio-port", str(port))
-    out, err = run.communicate(timeout=300)
+    run.wait(timeout=300)
+    out, err = _out(run), _err(run)
     assert run.returncode == 0, err
     assert f"stopped a Label Studio that a killed run left running (process group {record.pid}, port {port})" in out
     # The run stopped its own server too, and says so instead of giving a URL that leads nowhere.
@@ -210,7 +223,8 @@ def test_a_busy_port_is_one_error_line(tmp_path: Path) -> None:
         busy.listen()
         port = busy.getsockname()[1]
         run = _toolkit(tmp_path / "ws", "--sample", "--start-label-studio", "--label-studio-port", str(port))
-        out, err = run.communicate(timeout=120)
+        run.wait(timeout=120)
+    out, err = _out(run), _err(run)
     assert run.returncode == 2
     assert [line for line in err.splitlines() if not line.startswith("note:")] == [
         f"error: port {port} on 127.0.0.1 is already in use (Label Studio would silently move to another port): "
