@@ -71,8 +71,8 @@ def _gone(data_dir: Path, timeout_s: float = 30.0) -> bool:
 
 
 def _toolkit(workspace: Path, *args: str) -> subprocess.Popen[str]:
-    """The toolkit in a subprocess whose output goes to files: a pipe nobody reads (its progress bars on stderr)
-    fills up and blocks the toolkit in a write, which a user's terminal never does."""
+    """The toolkit in a subprocess whose output goes to files: a pipe nobody reads could fill up and block the
+    toolkit in a write, which a user's terminal never does."""
     env = dict(os.environ, PYTHONUNBUFFERED="1", LABEL_STUDIO_BIN=str(find_label_studio_bin()))
     for name in ("LABEL_STUDIO_URL", "LABEL_STUDIO_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY"):
         env.pop(name, None)
@@ -163,6 +163,7 @@ def test_a_signal_to_the_toolkit_stops_its_label_studio(kept_run, sig: signal.Si
 
 def test_sigusr1_shows_where_a_running_toolkit_waits_and_it_goes_on(kept_run) -> None:
     process, data_dir = kept_run
+    time.sleep(2)  # the line is out; let the toolkit reach its wait
     process.send_signal(signal.SIGUSR1)
     time.sleep(1)
     assert process.poll() is None, "SIGUSR1 only prints the stacks"
