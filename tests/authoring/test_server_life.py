@@ -70,6 +70,13 @@ def _gone(data_dir: Path, timeout_s: float = 30.0) -> bool:
     return False
 
 
+def _as_from_a_terminal() -> None:
+    """Ctrl-C reaches a command started from a terminal. A test run started in the background by a shell without
+    job control (`cmd &` in a CI script) inherits SIGINT ignored, and Python then never raises KeyboardInterrupt:
+    the child gets SIGINT's default back, as a curator's shell gives it."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _toolkit(workspace: Path, *args: str) -> subprocess.Popen[str]:
     """The toolkit in a subprocess whose output goes to files: a pipe nobody reads could fill up and block the
     toolkit in a write, which a user's terminal never does."""
@@ -85,6 +92,7 @@ def _toolkit(workspace: Path, *args: str) -> subprocess.Popen[str]:
             stdout=out,
             stderr=err,
             text=True,
+            preexec_fn=_as_from_a_terminal,
         )
     process.out_path, process.err_path = out_path, err_path  # type: ignore[attr-defined]
     return process
