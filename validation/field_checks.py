@@ -349,8 +349,8 @@ def _check_unit(
                     leaf.path,
                 )
             return
-    if field_unit is None:
-        return
+    if field_unit is None or _calendar_year(leaf.value, hint):
+        return  # a year of the calendar ("built in 1868") is a date, no quantity carried on from "six months"
     unit = carried_unit(text, place[0], stamped)  # a bare number: in the unit said just before
     if unit is not None and str(field_unit) != unit:
         as_said = convert(to_decimal(leaf.value) or Decimal(0), str(field_unit), unit)
@@ -369,6 +369,16 @@ def _check_unit(
             )
 
 
+def _calendar_year(value: Any, hint: FieldHint) -> bool:
+    return (
+        isinstance(value, int)
+        and not isinstance(value, bool)
+        and 1000 <= value <= 2100
+        and (hint.is_time or "year" in hint.words or bool(hint.words & _YEAR_EVENT_WORDS))
+    )
+
+
+_YEAR_EVENT_WORDS = {"built", "founded", "opened", "born", "died", "established", "released", "published", "since"}
 _AFTER_POINT = re.compile(r"(?:^|\s)(\w+)\s+point\s+(?:\w{1,2}\s+)?$", re.IGNORECASE)  # "TWO POINT T THREE"
 _NOT_A_NUMBER_BEFORE = {"this", "that", "the", "a", "one", "some", "each", "every", "which", "what", "any", "no"}
 

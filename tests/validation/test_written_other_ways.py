@@ -141,3 +141,22 @@ def test_one_utterance_with_its_timestamp_pasted_as_a_value_is_flagged() -> None
     assert ("copied_span", "$.summary") in issues(wrong)
     excerpt = check({"minutes_taker": "MEE021", "transcript_excerpt": value, "meeting": "weekly"}, MEETING)
     assert ("copied_span", "$.transcript_excerpt") not in issues(excerpt)
+
+
+def test_a_calendar_year_after_a_duration_is_no_quantity_in_its_unit() -> None:
+    text = (
+        "Elsford market reopens. After eight months of repairs the covered market on Mill Lane opened again on "
+        "Saturday with thirty stalls.\n\nThe hall was built in 1868 and its roof was damaged in the storms."
+    )
+    schema = {
+        "type": "object",
+        "properties": {
+            "town": {"type": "string"},
+            "hall_built": {"type": "integer", "description": "year the hall was built"},
+            "repairs_years": {"type": "number", "description": "length of the repairs, in years"},
+        },
+    }
+    right = check({"town": "Elsford", "hall_built": 1868, "repairs_years": 0.67}, text, schema=schema)
+    assert ("unit_mismatch", "$.hall_built") not in issues(right)
+    wrong = check({"town": "Elsford", "hall_built": 1868, "repairs_years": 8}, text, schema=schema)
+    assert ("unit_mismatch", "$.repairs_years") in issues(wrong) or "$.repairs_years" in wrong.ungrounded
