@@ -16,9 +16,16 @@ from core.verdicts import JudgeVerdict
 from exports import plot_data, plots
 from exports.flags import flag_counts
 from exports.release import write_release
+from tests.ci import missing
 from tests.exports.conftest import JUDGE
 
-pytestmark = pytest.mark.skipif(not plots.plots_available(), reason="matplotlib is not installed")
+
+@pytest.fixture(autouse=True)
+def _matplotlib() -> None:
+    if not plots.plots_available():
+        missing("matplotlib is not installed (pip install -e '.[test]')")
+
+
 SOURCE = "hotpotqa"
 
 
