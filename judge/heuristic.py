@@ -28,7 +28,7 @@ from judge.rubric import RUBRIC_VERSION, dimensions_for
 from validation.evidence import places_of
 from validation.field_checks import shape_of
 from validation.grounding import fold, normalize_text
-from validation.readings import number_mentions, spelled_number, string_places
+from validation.readings import date_places, number_mentions, spelled_number, string_places
 
 VERSION = f"heuristic-3/rubric-{RUBRIC_VERSION}"
 YES = {"yes", "true", "y"}
@@ -645,6 +645,8 @@ def _date_slip(value: str, context: str) -> str | None:
     if not 1 <= month <= 12:
         return None
     name = _MONTHS[month - 1]
+    if date_places(value, context):
+        return None  # "14.03.2025", or "the first of June" with the year said elsewhere
     lowered = context.lower()
     at = lowered.find(year)
     while at >= 0:

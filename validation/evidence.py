@@ -46,6 +46,7 @@ from validation.normalise import matches_normalised, number_readings, same_numbe
 from validation.readings import (
     FieldHint,
     conversion_supports,
+    date_places,
     field_words,
     number_places,
     precision_of,
@@ -86,7 +87,9 @@ _DATE_PHRASE = re.compile(
     rf"\b(?:{_MONTH}\s+\d{{1,2}},?\s+\d{{4}}|\d{{1,2}}\s+{_MONTH},?\s+\d{{4}}|{_MONTH}\s+\d{{4}}|\d{{4}}-\d{{2}}-\d{{2}})"
 )
 _WORD = re.compile(r"\w+")
-_SPELLED = re.compile(rf"\b(?:(?:{_NUMBER_WORDS}|a|an|and)[\s-]+)*(?:{_NUMBER_WORDS})\b", re.IGNORECASE)
+_SPELLED = re.compile(
+    rf"\b(?:(?:{_NUMBER_WORDS}|a|an|and)[ \t-]+)*(?:{_NUMBER_WORDS})\b", re.IGNORECASE
+)  # one line: "FIVE / FIVE" is no 55
 
 
 _validate_evidence = Evidence.__pydantic_validator__.validate_python  # `Evidence.model_validate`, less a Python layer
@@ -299,9 +302,10 @@ def _occurrences(value: Any, ctx: NormalizedContext) -> list[tuple[int, int, str
         if not stripped:
             return []
         if _ISO_DATE.match(stripped):  # "1965-08-14" is written "August 14, 1965" or "14 August 1965"
-            return [
+            found = [
                 (s, e, "normalised") for s, e, phrase in _date_phrases(text) if matches_normalised(stripped, phrase)
             ]
+            return found or [(s, e, "normalised") for s, e, _ in date_places(stripped, text)]
         return [(start, end, "span") for start, end in _phrase_places(stripped, text)]
     number = Decimal(value) if isinstance(value, int) else Decimal(repr(value))
     found = [(start, end, "span") for start, end in _number_places(text, number)][:MAX_OCCURRENCES]
@@ -454,7 +458,13 @@ def _spelled_numbers(text: str) -> tuple[tuple[int, int, frozenset[Decimal]], ..
         (m.start(), m.end(), frozenset(number_readings(m.group())))
         for m in _SPELLED.finditer(text)
         if m.group().lower() not in ("a", "an", "and", "one")  # "one" alone is a pronoun far more often
+        and not _POINT_BEFORE.search(text, max(0, m.start() - 7), m.start())
+        and not _POINT_AFTER.match(text, m.end())  # "FIVE" of "TWO POINT FIVE" is no five
     )
+
+
+_POINT_BEFORE = re.compile(r"\bpoint\s+$", re.IGNORECASE)
+_POINT_AFTER = re.compile(r"\s+point\b", re.IGNORECASE)
 
 
 def places_of(value: Any, context: str) -> list[tuple[int, int, str]]:
@@ -599,8 +609,8 @@ def _is_line_time(value: str, context: str) -> bool:
 
 
 def _computed_from_leaves(value: Any, leaves: list[Leaf], containers: dict[str, Any]) -> bool:
-    """A number that is the difference or sum of two other numbers of the answer, or the length of one of its
-    lists (a span of years, a total, a count): computed, not copied."""
+    """A number that is the difference or sum of two other numbers of the answer, a share of one, or the length
+    of one of its lists (a span of years, a total, a count): computed, not copied."""
     number = to_decimal(value) if not isinstance(value, str) else None
     if number is None:
         return False
@@ -613,6 +623,8 @@ def _computed_from_leaves(value: Any, leaves: list[Leaf], containers: dict[str, 
         for second in numbers[i + 1 :]:
             if number in (abs(first - second), first + second):
                 return True
+            if (0 < first < 1 or 0 < second < 1) and abs(first * second - number) <= step / 2:
+                return True  # a share of another amount: half (0.5) of a 1,240 fee is 620
             for top, bottom in ((first, second), (second, first)):
                 if bottom and 0 < number < 1 and abs(top / bottom - number) <= step / 2:
                     return True  # a share: 93 of 98 is 0.95
@@ -742,6 +754,8 @@ def _check_given(
         return place  # a speaker field quoting what that speaker said ("I WRITE THE FINAL REPORT" for its writer)
     if matches_normalised(value, quote) or quote_supports(value, quote, hint):
         return place  # a normalisation quoted as a span: fine, it is the same place
+    if isinstance(value, str) and any(start <= s and e <= end for s, e, _ in date_places(value, context)):
+        return place  # "the twelfth of June", the year said elsewhere in the context
     kind = "normalised form" if given.kind == "normalised" else "text"
     scale = _scale_apart(value, quote)
     if scale is not None:

@@ -85,7 +85,8 @@ _NEGATIONS = re.compile(
     r"aren't|doesn't|didn't|don't|refused|declined|failed|lost|withdrawn|ended|ceased|defunct|deprecated|former|"
     r"formerly|previously|retired|once|ex|used to|instead|unfavou?rable|unsuitable|unlikely|unable|impossible|"
     r"not yet|yet to|pending|expect to|expected to|proposed|under consideration|disbanded|dissolved|broke up|"
-    r"split up|closed down|demolished|shut down|folded|abolished|replaced|renamed|dropped out|"
+    r"split up|closed down|demolished|shut down|folded|abolished|replaced|renamed|dropped out|excluding|excl|"
+    r"exclusive of|"
     r"forget (?:about )?(?:it|that|this|the))\b",
     re.IGNORECASE,
 )
@@ -241,7 +242,7 @@ def check_field_ties(
                 _check_number_phrase(leaf, hint, text, place, doubt, lambda v=value, h=hint: find(v, h))
             number = to_decimal(value)
             if number is not None:
-                check_corrected(leaf, number, place, layout, doubt)
+                _check_corrected_everywhere(leaf, number, place, layout, doubt, find(value, hint)[:8], leaves)
             if leaf.key:
                 check_other_event(field_words(leaf.key), leaf, place, text, doubt)
                 check_number_label(leaf, place, text, sibling_values.get(leaf.parent, {}), field_words, doubt)
@@ -250,7 +251,14 @@ def check_field_ties(
             _check_boolean(leaf, hint, layout, spans, doubt)
         if value is None or value == []:
             own_names = names if leaf.parent == "$" else [n for n in object_names.get(leaf.parent, ()) if n in names]
-            _check_absent(leaf, hint, layout, doubt, own_names) or _check_absent_date(leaf, hint, layout, leaves, doubt)
+            taken = {  # the same field's values in the other objects: a clause stating one is about that object
+                n
+                for o in leaves
+                if o.key == leaf.key and o.parent != leaf.parent and (n := to_decimal(o.value)) is not None
+            }
+            _check_absent(leaf, hint, layout, doubt, own_names, taken) or _check_absent_date(
+                leaf, hint, layout, leaves, doubt
+            )
         if isinstance(value, str):
             _check_copy(leaf, hint, text, doubt)
             _check_letters(leaf, layout, doubt)
@@ -266,7 +274,18 @@ def check_field_ties(
     _check_counts(leaves, containers, hints, doubt)
     _check_bounds(leaves, doubt)
     _check_swaps(leaves, spans, text, hints, doubt)
-    check_cross_pairing(leaves, spans, doubt)
+    # A value said three times or more (a score of 3 in a rating meeting) is located at one of its places by
+    # chance: which object it stands beside says nothing of a swap.
+    common = {
+        leaf.path
+        for leaf in leaves
+        if layout.is_transcript
+        and leaf.path in spans
+        and (number := to_decimal(leaf.value)) is not None
+        and abs(number) < 100
+        and len(find(leaf.value, hint_for(hints, leaf.path, leaf.key))[:3]) >= 3
+    }
+    check_cross_pairing([leaf for leaf in leaves if leaf.path not in common], spans, doubt)
     check_comparison(leaves, field_words, doubt)
     if not layout.is_transcript and hasattr(layout, "label"):
         check_labels(leaves, spans, layout, doubt)
@@ -514,13 +533,107 @@ def _check_number_phrase(
     _number_phrase_doubt(leaf, hint, text, place, lambda code, message, path: found.append((code, message)))
     if not found:
         return
-    for other in places()[:8]:
+    others = places()[:8]
+    number = to_decimal(leaf.value)
+    if number is not None:  # "three tests per specimen" beside "Table 3": the words say it too
+        others += [
+            (s, e)
+            for s, e, said, how in number_mentions(text)
+            if how == "spelled out" and said == number and e - s <= 40 and not s <= place[0] < e
+        ]
+    for other in others:
         if other != place:
             clean: list[str] = []
             _number_phrase_doubt(leaf, hint, text, other, lambda code, message, path, seen=clean: seen.append(code))
             if not clean:
                 return
     doubt(found[0][0], found[0][1], leaf.path)
+
+
+def _check_corrected_everywhere(
+    leaf: LeafLike,
+    number: Decimal,
+    place: tuple[int, int],
+    layout: LayoutLike,
+    doubt: Doubt,
+    others: list[tuple[int, int]],
+    leaves: list[Any],
+) -> None:
+    """A figure corrected where it is found, unless it is also said elsewhere and left standing there: "FIVE" of
+    one criterion, corrected, is not the "FIVE" given to the next one. Where the object's own name (a criterion)
+    is said, only the places after it and before another object's name count."""
+    marks = _object_marks(leaf, leaves, layout.text)
+    own = _in_own_region([place, *others], marks)
+    found: list[tuple[str, str, str]] = []
+    # In the object's own talk the last figure said is the one that stands: only it can be corrected.
+    for candidate in own[-1:] or list(dict.fromkeys([place, *others])):
+        # The talk about this object ends where another object is named: a correction after that is of it.
+        limit = min((at for at, mine in marks if at > candidate[1] and not mine), default=None)
+        said: list[tuple[str, str, str]] = []
+        check_corrected(
+            leaf,
+            number,
+            candidate,
+            layout,
+            lambda code, message, path, seen=said: seen.append((code, message, path)),
+            limit,
+        )
+        if not said:
+            return
+        found += said
+    doubt(*found[0])
+
+
+def _object_marks(leaf: LeafLike, leaves: list[Any], text: str) -> list[tuple[int, bool]]:
+    """Where the names of the objects of the leaf's array are said (a criterion, an item), each marked as the
+    leaf's own object or another."""
+    if leaf.parent == "$":
+        return []
+    container = re.sub(r"\[\d+\]$", "", leaf.parent)
+    lowered = text.lower()
+    marks: list[tuple[int, bool]] = []
+    for other in leaves:
+        if (
+            not isinstance(other.value, str)
+            or len(other.value) < 4
+            or re.sub(r"\[\d+\]$", "", other.parent) != container
+        ):
+            continue
+        mine = other.parent == leaf.parent
+        marks += [(m.start(), mine) for m in re.finditer(re.escape(other.value.lower()), lowered)][:8]
+    return sorted(marks)
+
+
+def _in_own_region(places: list[tuple[int, int]], marks: list[tuple[int, bool]]) -> list[tuple[int, int]]:
+    """The places of a value that follow a mention of its own object (a criterion's name) rather than a sibling
+    object's: in a meeting, a score belongs to the criterion last named before it."""
+    if not any(mine for _, mine in marks):
+        return []
+    kept = []
+    for place in dict.fromkeys(places):
+        before = [mark for mark in marks if mark[0] < place[0]]
+        if before and before[-1][1]:
+            kept.append(place)
+    return kept
+
+
+_LEAD_WORDS = {"about", "around", "approximately", "nearly", "almost", "over", "under", "some", "roughly", "only",
+               "just", "exactly", "more", "less", "fewer", "up", "at", "by", "with", "from", "since", "after",
+               "before", "until", "circa", "each", "every", "all", "another", "its", "their", "his", "her"}  # fmt: skip
+
+
+def _common_word(word: str, text: str) -> bool:
+    """A word capitalised only because a sentence starts with it: a lead-in of quantities ("About 71%"), or a
+    word the text also writes in lower case. "Sum" of "Sum 41 is a band" is neither."""
+    lowered = word.lower()
+    return lowered in _LEAD_WORDS or re.search(rf"\b{re.escape(lowered)}\b", text) is not None
+
+
+def _starts_a_sentence(before: str, word: str) -> bool:
+    """Is `word`, the last word of `before`, the first of a sentence, line or cell ("About 71%": capitalised by
+    its place, not a name)?"""
+    head = before[: before.rstrip().rfind(word)] if word else before
+    return not head.strip() or bool(re.search(r"[.!?:;|>\n]\s*$", head))
 
 
 def _number_phrase_doubt(leaf: LeafLike, hint: FieldHint, text: str, place: tuple[int, int], doubt: Doubt) -> None:
@@ -542,6 +655,8 @@ def _number_phrase_doubt(leaf: LeafLike, hint: FieldHint, text: str, place: tupl
         and not re.search(r"[.!?:;,]\s*$", before)
         and not text[start:end].isupper()
         and len(text[start:end]) <= 3
+        and not (_starts_a_sentence(before, previous) and _common_word(previous, text))
+        and not re.match(r"\s*(?:%|percent|per cent)", after, re.IGNORECASE)
     ):
         doubt(
             "number_from_other_phrase",
@@ -593,10 +708,12 @@ def _check_boolean(
         sentences += _later_turns_on_topic(hint, layout, place)
     else:
         sentences = [_around(layout, offset, 60) for offset in offsets[:4]]
+    headings: list[str] = []
     heading = getattr(layout, "heading", None)
     if heading is not None:  # a section "Not Yet Adopted" says it of everything under it
-        sentences += [h for h in {heading(offset) for offset in offsets[:4]} if h]
-    negated = [(s, said) for s in sentences if (said := _negation_of(s, words))]
+        headings = [h for h in {heading(offset) for offset in offsets[:4]} if h]
+    negated = [(s, said) for s in sentences + headings if (said := _negation_of(s, words))]
+    # A heading's "as agreed" speaks of its section's plan, not of each value under it: only a denial carries.
     affirmed = [s for s in sentences if _AFFIRMATIONS.search(s) and not _negation_of(s, words)]
     if leaf.value is True and negated and not affirmed:
         sentence, said = negated[0]
@@ -732,7 +849,9 @@ def _check_absent_date(leaf: LeafLike, hint: FieldHint, layout: LayoutLike, leav
     return False
 
 
-def _check_absent(leaf: LeafLike, hint: FieldHint, layout: LayoutLike, doubt: Doubt, names: list[str]) -> bool:
+def _check_absent(
+    leaf: LeafLike, hint: FieldHint, layout: LayoutLike, doubt: Doubt, names: list[str], taken: set[Decimal]
+) -> bool:
     words = {w for w in field_words(hint.key) if len(w) >= 5 and w not in _GENERIC}
     words = {w[:-1] if w.endswith("s") and len(w) > 5 else w for w in words}  # "colours" is written "colour" too
     if not words:
@@ -742,10 +861,14 @@ def _check_absent(leaf: LeafLike, hint: FieldHint, layout: LayoutLike, doubt: Do
         about = (clause + " " + (layout.paragraph_head(offset) if hasattr(layout, "paragraph_head") else "")).lower()
         if names and not any(name.lower() in about for name in names[:8]):
             continue  # another entity's deadline or price says nothing of this one's
-        if hint.unit or hint.currency is not None or hint.is_count or hint.is_number:
+        if taken and taken & _numbers_in(clause):
+            continue  # "JUNIOR FEE GOES TO SEVENTY FIVE": the value another object of the answer holds
+        if hint.unit and not _has_dimension_of(hint.unit, clause):
+            stated = None  # "a 52-story tower" says nothing of a height in metres
+        elif hint.unit or hint.currency is not None or hint.is_count or hint.is_number:
             counted = clause if "year" in field_words(hint.key) else _YEARS.sub(" ", clause)  # "a 1998 novel"
             stated = re.search(r"\d", counted) or (layout.is_transcript and _spelled_in(clause))
-        elif hint.is_time or "deadline" in words or "date" in field_words(hint.key):
+        elif hint.is_time or "deadline" in words or "date" in hint.words:
             stated = re.search(r"\d|\b(?:monday|tuesday|wednesday|thursday|friday|tomorrow|tonight|next week)\b",
                                clause, re.IGNORECASE)  # fmt: skip
         else:
@@ -761,6 +884,16 @@ def _check_absent(leaf: LeafLike, hint: FieldHint, layout: LayoutLike, doubt: Do
 
 
 _YEARS = re.compile(r"\b(?:1[5-9]|20)\d\d\b")
+
+
+def _numbers_in(clause: str) -> set[Decimal]:
+    digits = {n for m in re.finditer(r"\d+(?:\.\d+)?", clause) if (n := to_decimal(m.group())) is not None}
+    return digits | {said for _, _, said, _ in number_mentions(clause)}
+
+
+def _has_dimension_of(unit: str, clause: str) -> bool:
+    """Does the clause state a quantity convertible to `unit` (a length for a field in metres)?"""
+    return any(convert(Decimal(1), said, unit) is not None for _, _, _, said in quantity_mentions(clause))
 
 
 def _spelled_in(clause: str) -> bool:

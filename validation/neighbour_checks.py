@@ -86,11 +86,15 @@ def _region_after(layout: Any, end: int) -> tuple[int, int]:
     return end, stop
 
 
-def check_corrected(leaf: Any, value: Decimal, place: tuple[int, int], layout: Any, doubt: Any) -> None:
-    """A figure followed, within a few lines, by a correction word and another figure of its kind, with the value
-    not said again after it."""
+def check_corrected(
+    leaf: Any, value: Decimal, place: tuple[int, int], layout: Any, doubt: Any, limit: int | None = None
+) -> None:
+    """A figure followed, within a few lines (and before `limit`), by a correction word and another figure of its
+    kind, with the value not said again after it."""
     text = layout.text
     start, stop = _region_after(layout, place[1])
+    if limit is not None:
+        stop = max(start, min(stop, limit))
     region = text[start:stop]
     lowered = region.lower()
     if not any(word in lowered for word in _CORRECTION_HINTS):

@@ -24,7 +24,7 @@ _TENS = {
 }  # fmt: skip
 _SCALES = {"hundred": 100, "thousand": 1_000, "million": 1_000_000, "billion": 1_000_000_000}
 _FRACTIONS = {"half": Decimal("0.5"), "quarter": Decimal("0.25"), "quarters": Decimal("0.25")}
-_NUMBER = re.compile(r"(?<![\w.])[-−–]?\d{1,3}(?:,\d{3})+(?:\.\d+)?|(?<![\w.,])[-−–]?\d+(?:\.\d+)?")
+_NUMBER = re.compile(r"(?<![\w.])[-−–]?\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\d,])|(?<![\w.,])[-−–]?\d+(?:\.\d+)?")
 _MONTHS = {
     m: i + 1
     for i, names in enumerate(

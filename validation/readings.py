@@ -21,6 +21,9 @@ from typing import Any
 
 from unidecode import unidecode
 
+from validation.date_mentions import iso_date_places
+from validation.table_units import header_unit_numbers
+
 Place = tuple[int, int, str]  # (start, end, how)
 
 # ---- what a field says about its value --------------------------------------------------------------------
@@ -51,6 +54,7 @@ _UNIT_WORDS = {
     "day": "day", "weeks": "week", "week": "week", "months": "month", "years": "year", "year": "year",
     "kw": "kilowatt", "mw": "megawatt", "kwh": "kilowatt_hour", "w": "watt", "watts": "watt", "volts": "volt",
     "v": "volt", "mah": "milliampere_hour", "gb": "gigabyte", "mb": "megabyte",
+    "pa": "pascal", "kpa": "kilopascal", "mpa": "megapascal", "gpa": "gigapascal", "psi": "psi",
 }  # fmt: skip
 # Words of a field that name a point in time rather than a duration: "year" in `birth_year` is no unit.
 _NOT_DURATION = {"birth", "born", "death", "died", "founded", "start", "end", "release", "released", "date", "when"}
@@ -96,6 +100,7 @@ def field_words(key: str, description: str = "") -> frozenset[str]:
 @lru_cache(maxsize=4096)
 def field_hint(key: str, description: str = "", types: frozenset[str] = frozenset()) -> FieldHint:
     """What a field's key and description say about its value's unit, currency, count or clock time."""
+    description = _DATE_PATTERN.sub(" ", description)  # the "MM" of "YYYY-MM-DD" is no millimetre
     key_words = field_words(key)
     words = field_words(key, description)
     unit = _compound_unit(key)
@@ -131,6 +136,9 @@ def field_hint(key: str, description: str = "", types: frozenset[str] = frozense
     return FieldHint(key, description, unit, currency, is_count, is_time, is_number, is_boolean)
 
 
+_DATE_PATTERN = re.compile(r"\b(?:yyyy|yy|mm|dd|hh|ss)(?:\s?[-/.:]\s?(?:yyyy|yy|mm|dd|hh|ss))+\b", re.IGNORECASE)
+
+
 def _compound_unit(key: str) -> str | None:
     """A unit written over two tokens of a key: `speed_m_s` (m/s), `speed_km_h`, `velocity_ft_s`."""
     tokens = [t for t in re.split(r"[^a-z0-9]+", key.lower()) if t]
@@ -162,7 +170,7 @@ _SPELLED_WORDS = (
     "zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|"
     "seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|million"
 )
-_SPELLED_RUN = re.compile(rf"\b(?:(?:{_SPELLED_WORDS})(?:[\s-]+(?:and[\s-]+)?)?)+\b", re.IGNORECASE)
+_SPELLED_RUN = re.compile(rf"\b(?:(?:{_SPELLED_WORDS})(?:[ \t-]+(?:and[ \t-]+)?)?)+\b", re.IGNORECASE)
 _MONEY_UNITS = r"euros?|pounds?|dollars?|quid|bucks|francs?|marks?|yen|rupees?|pesos?|krona|kronor|kroner"
 _MONEY_WORDS_RE = re.compile(
     rf"\b(?P<main>[\w-]+(?:[\s-]+[\w-]+){{0,3}}?)\s+(?P<unit>{_MONEY_UNITS})(?:\s+(?:and\s+)?(?P<minor>[\w-]+(?:[\s-]+[\w-]+)?))?",
@@ -233,7 +241,7 @@ def number_mentions(text: str) -> tuple[tuple[int, int, Decimal, str], ...]:
     found: list[tuple[int, int, Decimal, str]] = []
     for match in _DECIMAL_COMMA.finditer(text):
         whole, fraction = match.group(1).replace(".", ""), match.group(2)
-        if len(fraction) <= 2:
+        if len(fraction) != 3:  # "5,250" may be thousands; "5,25" and "21,0975" are not
             value = _number_token(f"{whole}.{fraction}")
             if value is not None:
                 found.append((match.start(), match.end(), value, "decimal comma"))
@@ -294,8 +302,19 @@ def number_mentions(text: str) -> tuple[tuple[int, int, Decimal, str], ...]:
         value = _number_token(match.group(1))
         if value is not None:
             found.append((match.start(), match.end(), -value, "accounting negative"))
+    for match in _OCR_SLIP.finditer(text):
+        written = match.group()
+        if sum(c.isdigit() for c in written) >= 2 and any(c in "lIO" for c in written):
+            value = _number_token(written.translate(_OCR_DIGITS))
+            if value is not None:
+                found.append((match.start(), match.end(), value, "OCR slip"))
     found += _digitised_lines(text)
     return tuple(found)
+
+
+# A digit an OCR engine read as a letter ("27l" for 271, "1O5" for 105): a curator reading the page corrects it.
+_OCR_SLIP = re.compile(r"(?<![\w.,])[\dlIO]*\d[\dlIO]*(?:\.\d+)?(?![\w])")
+_OCR_DIGITS = str.maketrans("lIO", "110")
 
 
 _LETTER_SCALES = {"K": Decimal(10**3), "M": Decimal(10**6), "B": Decimal(10**9), "T": Decimal(10**12)}
@@ -655,9 +674,16 @@ _CLOCK = re.compile(
     re.IGNORECASE,
 )
 _SPOKEN_CLOCK = re.compile(
-    r"\b(?:(?P<part>half|quarter|ten|five|twenty|twenty[- ]five)\s+(?P<rel>past|to|after)\s+)?"
+    r"(?<!half\s)\b(?:(?P<part>half|quarter|ten|five|twenty|twenty[- ]five)\s+(?P<rel>past|to|after)\s+)?"
     rf"(?P<h>{_SPELLED_WORDS}|\d{{1,2}})(?:\s+(?P<m>{_SPELLED_WORDS}(?:[\s-](?:one|two|three|four|five|six|seven|eight|nine))?))?"
     r"\s*(?P<when>o'?clock|in the morning|in the afternoon|in the evening|at night|a\.?m\.?|p\.?m\.?)",
+    re.IGNORECASE,
+)
+# "half past eight", "a quarter to six", British "half seven" (7:30): a clock time without o'clock or am/pm.
+_RELATIVE_CLOCK = re.compile(
+    r"\b(?:(?P<part>half|quarter|ten|five|twenty|twenty[- ]five)\s+(?P<rel>past|to|after)|(?P<british>half))\s+"
+    rf"(?P<h>{_SPELLED_WORDS}|\d{{1,2}})\b(?!\s*(?:hours?|minutes?|days?|of|per|percent|%))"
+    r"(?:\s*(?P<when>in the morning|in the afternoon|in the evening|at night|a\.?m\.?|p\.?m\.?))?",
     re.IGNORECASE,
 )
 _AT_HOUR = re.compile(
@@ -723,6 +749,22 @@ def clock_mentions(text: str) -> tuple[tuple[int, int, frozenset[int]], ...]:
             else:
                 minute = part
         minutes = _minutes(hour, minute, match.group("when").lower().replace("o'clock", "").replace("oclock", ""))
+        if minutes:
+            found.append((match.start(), match.end(), frozenset(minutes)))
+    for match in _RELATIVE_CLOCK.finditer(text):
+        if any(start <= match.start() < end for start, end, _ in found):
+            continue
+        hour = _hour_of(match.group("h").lower())
+        if hour is None or not 1 <= hour <= 12:
+            continue
+        if match.group("british"):
+            minute = 30
+        else:
+            part = match.group("part").lower().replace("-", " ")
+            minute = {"half": 30, "quarter": 15, "ten": 10, "five": 5, "twenty": 20, "twenty five": 25}[part]
+            if match.group("rel").lower() == "to":
+                hour, minute = (hour - 1) or 12, 60 - minute
+        minutes = _minutes(hour, minute, (match.group("when") or "").lower())
         if minutes:
             found.append((match.start(), match.end(), frozenset(minutes)))
     spoken = [(start, end) for start, end, _ in found]
@@ -845,41 +887,10 @@ def ascii_places(value: str, text: str) -> list[Place]:
     return places[:16]
 
 
-_MONTH_NAMES = {
-    "january": 1, "february": 2, "march": 3, "april": 4, "may": 5, "june": 6, "july": 7, "august": 8, "september": 9,
-    "october": 10, "november": 11, "december": 12, "jan": 1, "feb": 2, "mar": 3, "apr": 4, "jun": 6, "jul": 7,
-    "aug": 8, "sep": 9, "sept": 9, "oct": 10, "nov": 11, "dec": 12,
-}  # fmt: skip
-_MONTH_RE = r"(?P<month>" + "|".join(sorted(_MONTH_NAMES, key=len, reverse=True)) + r")\.?"
-_DAY = r"(?P<{name}>\d{{1,2}})(?:st|nd|rd|th)?"
-_DATE_FORMS = [
-    re.compile(rf"\b{_MONTH_RE}\s+{_DAY.format(name='d1')}(?:\s*[-–]\s*{_DAY.format(name='d2')})?,?\s+(?P<year>\d{{4}})\b",
-               re.IGNORECASE),
-    re.compile(rf"\b{_DAY.format(name='d1')}(?:\s*[-–]\s*{_DAY.format(name='d2')})?\s+(?:of\s+)?{_MONTH_RE},?\s+(?P<year>\d{{4}})\b",
-               re.IGNORECASE),
-    re.compile(rf"\b{_MONTH_RE},?\s+(?P<year>\d{{4}})\b", re.IGNORECASE),
-]  # fmt: skip
-_ISO_VALUE = re.compile(r"^(\d{4})-(\d{2})(?:-(\d{2}))?$")
-
-
 def date_places(value: str, text: str) -> list[Place]:
-    """An ISO date for a date written in words, with ordinal days ("January 15th, 1864") and ranges ("February
-    23-26, 2015" holds both 2015-02-23 and 2015-02-26)."""
-    match = _ISO_VALUE.match(value)
-    if match is None:
-        return []
-    year, month = int(match.group(1)), int(match.group(2))
-    day = int(match.group(3)) if match.group(3) else None
-    places: list[Place] = []
-    for form in _DATE_FORMS:
-        for found in form.finditer(text):
-            groups = found.groupdict()
-            if int(groups["year"]) != year or _MONTH_NAMES[groups["month"].lower()] != month:
-                continue
-            days = {int(d) for d in (groups.get("d1"), groups.get("d2")) if d}
-            if (day is None and not days) or day in days:
-                places.append((found.start(), found.end(), "date"))
-    return places
+    """An ISO date for a date written another way: "June 12th, 2025", "14.03.2025", "the twelfth of June" with
+    2025 said elsewhere, a day of a range ("February 23-26, 2015" holds 2015-02-26)."""
+    return iso_date_places(value, text)
 
 
 _NAME_PART = re.compile(r"[A-Z][\w'’-]*\.?")
@@ -1050,6 +1061,13 @@ def number_places(value: Decimal, text: str, hint: FieldHint | None = None, stam
         for match in _MINOR_MONEY.finditer(alpha2digit(text.lower(), "en") if len(text) < 400 else text):
             if close(Decimal(match.group(1)) / 100, value):
                 places.append((0, min(len(text), match.end()), "minor currency unit"))
+    for start, end, magnitude, written in header_unit_numbers(text) if hint is not None else ():
+        if written == "%" and hint.words & _FRACTION_WORDS and close(magnitude / 100, value):
+            places.append((start, end, "per hundred, the header's unit"))
+        elif hint.unit and (unit := parse_unit(written)) is not None and str(unit) != hint.unit:
+            converted = convert(magnitude, str(unit), hint.unit)
+            if converted is not None and close(converted, value, rounding=rounding):
+                places.append((start, end, "converted from the header's unit"))
     if hint is not None and hint.unit:
         for start, end, magnitude, unit in quantity_mentions(text):
             converted = convert(magnitude, unit, hint.unit)
