@@ -42,6 +42,7 @@ from validation.field_checks import (
 )
 from validation.field_hints import hint_for
 from validation.grounding import NormalizedContext, is_grounded, is_negative_at, normalize_context, transcript_speakers
+from validation.neighbour_checks import articles
 from validation.normalise import matches_normalised, number_readings, same_number
 from validation.readings import (
     FieldHint,
@@ -211,6 +212,9 @@ class Layout:
         if line.lstrip().startswith("|"):
             column = line[: offset - start].count("|") - 1
             header = self._table_header(start)
+            if header is not None and len(header) == 2 and re.search(r"\d", header[1]) and column == 1:
+                # A table of label | value rows (an invoice's totals): its first row is no header.
+                return line.strip().strip("|").split("|")[0].strip()
             if header is not None and 0 <= column < len(header):
                 return header[column]
             return ""
@@ -1059,12 +1063,26 @@ def _locate(
     for place in places:
         if _near(layout, place[0], anchor.value, also):
             return place
-    result.doubt(
-        "value_not_near_entity",
-        f"{_show(leaf.value)} is in the context, but never near {anchor.value!r}, the entity it is given for",
-        leaf.path,
-    )
+    if layout.is_transcript or articles(layout.text):
+        # Among several articles or speakers, a value far from its entity may be another's. On one page (a form,
+        # an invoice, a paper) the entity is the page's subject and its values stand where the form puts them.
+        result.doubt(
+            "value_not_near_entity",
+            f"{_show(leaf.value)} is in the context, but never near {anchor.value!r}, the entity it is given for",
+            leaf.path,
+        )
     return places[0]
+
+
+def _better_place(leaf: Leaf, start: int, layout: Layout) -> bool:
+    """Is the value also written (on the same line: a table row, a form line) under a label that names its field?
+    A line item's amount equals its unit price when one is bought: the locator found the price first."""
+    line_start, line_end = layout.line(start)
+    wanted = _words(leaf.key or "")
+    for other, _, _ in places_of(leaf.value, layout.text[line_start:line_end]):
+        if line_start + other != start and _words(layout.label(line_start + other)) & wanted:
+            return True
+    return False
 
 
 def _check_fields(
@@ -1100,6 +1118,8 @@ def _check_fields(
             label = _words(layout.label(start))
             if not label:
                 continue
+            if leaf.path not in explicit and _better_place(leaf, start, layout):
+                continue  # located at the first of its places; another, under its own label, is the one meant
             own = len(_words(leaf.key or "") & label)
             rivals = [s.key for s in siblings if s is not leaf and len(_words(s.key or "") & label) > own]
             if rivals and len(siblings) >= 2:

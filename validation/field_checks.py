@@ -55,6 +55,7 @@ from validation.readings import (
     quantity_mentions,
     to_decimal,
 )
+from validation.table_units import cell_header
 
 # Words a field name uses, and the words a text uses for the same thing. Small on purpose: the checks flag,
 # a person decides.
@@ -533,14 +534,7 @@ def _check_number_phrase(
     _number_phrase_doubt(leaf, hint, text, place, lambda code, message, path: found.append((code, message)))
     if not found:
         return
-    others = places()[:8]
-    number = to_decimal(leaf.value)
-    if number is not None:  # "three tests per specimen" beside "Table 3": the words say it too
-        others += [
-            (s, e)
-            for s, e, said, how in number_mentions(text)
-            if how == "spelled out" and said == number and e - s <= 40 and not s <= place[0] < e
-        ]
+    others = _with_spelled(places()[:8], text, leaf.value, place)  # "three tests" beside "Table 3"
     for other in others:
         if other != place:
             clean: list[str] = []
@@ -548,6 +542,22 @@ def _check_number_phrase(
             if not clean:
                 return
     doubt(found[0][0], found[0][1], leaf.path)
+
+
+def _with_spelled(
+    places: list[tuple[int, int]], text: str, value: Any, inside: tuple[int, int] | None = None
+) -> list[tuple[int, int]]:
+    """The places of a number, and where it is also said in words ("Eighteen teams" beside an "18" elsewhere):
+    the finder stops at the digits when it finds them."""
+    number = to_decimal(value) if not isinstance(value, str) else None
+    if number is None:
+        return places
+    spelled = [
+        (s, e)
+        for s, e, said, how in number_mentions(text)
+        if how == "spelled out" and said == number and e - s <= 40 and not (inside and s <= inside[0] < e)
+    ]
+    return list(dict.fromkeys([*places, *spelled]))
 
 
 def _check_corrected_everywhere(
@@ -1232,11 +1242,13 @@ def _check_other_phrase(
             not names or _names_near(layout, located[0], names)
         ):
             continue  # where it was placed, its field's words stand by it: the common case, settled cheaply
-        places = find(leaf.value, hint_for(hints, leaf.path, leaf.key)) or [located]
+        found = find(leaf.value, hint_for(hints, leaf.path, leaf.key))
+        places = _with_spelled(list(dict.fromkeys([located, *found])), text, leaf.value)  # its evidence counts too
         # Only where the record's own entities are written: another entity's "formed in 2014" says nothing.
         about = [p for p in places if _names_near(layout, p[0], names)] or places
         if any(
             affinity(window_words(text, start, end, before=_NEAR_BEFORE, after=_NEAR_AFTER, inside=True), own)
+            or affinity(field_words(cell_header(text, start) or ""), own)  # a table cell: its column's header
             for start, end in about
         ):
             continue
@@ -1255,7 +1267,7 @@ def _check_other_phrase(
             )
 
 
-_NEAR_BEFORE, _NEAR_AFTER = 28, 14  # characters around a number that say what it counts
+_NEAR_BEFORE, _NEAR_AFTER = 28, 20  # characters around a number that say what it counts ("27 km in circumference")
 
 
 def _comparable(other: Any, number: Any) -> bool:

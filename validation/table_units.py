@@ -87,3 +87,26 @@ def header_unit_numbers(text: str) -> tuple[tuple[int, int, Decimal, str], ...]:
                     continue
                 found.append((start, end, number, unit))
     return tuple(found)
+
+
+@lru_cache(maxsize=64)
+def _cells_with_headers(text: str) -> tuple[tuple[int, int, str], ...]:
+    """(start, end, header) of every body cell of the text's tables, markdown or HTML."""
+    found: list[tuple[int, int, str]] = []
+    if "|" not in text and "<t" not in text.lower():
+        return ()
+    for rows in _markdown_tables(text) + _html_tables(text):
+        header = [_TAG.sub(" ", cell).strip() for _, _, cell in rows[0]]
+        for row in rows[1:]:
+            for column, (start, end, _) in enumerate(row):
+                if column < len(header) and header[column]:
+                    found.append((start, end, header[column]))
+    return tuple(found)
+
+
+def cell_header(text: str, offset: int) -> str | None:
+    """The column header above the table cell that holds `offset` ("Unit test" for a 100 in its column)."""
+    for start, end, header in _cells_with_headers(text):
+        if start <= offset < end:
+            return header
+    return None

@@ -229,3 +229,47 @@ def test_a_null_beside_another_objects_value_is_not_doubted_but_a_null_beside_it
     assert ("absent_but_stated", "$.proposals[1].agreed_fee_eur") not in issues(check(truth, talk))
     truth["proposals"][0]["agreed_fee_eur"] = None
     assert ("absent_but_stated", "$.proposals[0].agreed_fee_eur") in issues(check(truth, talk))
+
+
+# ---- which phrase, which column, which entity ------------------------------------------------------------------
+
+
+def test_a_count_said_in_words_stands_by_its_field_words() -> None:
+    text = (
+        "League\nThe 2007 season began on 1 April 2007. Eighteen teams played 70 games each in the season, "
+        "and 18 of them also entered the cup."
+    )
+    right = check({"league": "League", "number_of_teams": 18, "games_each": 70}, text)
+    assert ("value_from_other_phrase", "$.number_of_teams") not in issues(right)
+    cup = "League\nIn 2007 there were 20 teams in the league, while the cup drew 38 entrants."
+    wrong = check({"league": "League", "number_of_teams": 38, "cup": "cup"}, cup)
+    assert ("value_from_other_phrase", "$.number_of_teams") in issues(wrong)
+
+
+def test_a_line_items_amount_equal_to_its_unit_price_stands_under_amount() -> None:
+    text = (
+        "# Invoice\n\n| Pos. | Description | Qty | Unit price | Amount |\n|---|---|---|---|---|\n"
+        "| 1 | Corner bracket | 48 | 1.25 | 60.00 |\n| 2 | Assembly, flat rate | 1 | 150.00 | 150.00 |\n"
+    )
+    truth = {"line_items": [{"description": "Corner bracket", "unit_price": 1.25, "amount": 60.0},
+                            {"description": "Assembly, flat rate", "unit_price": 150.0, "amount": 150.0}],
+             "items": 2, "title": "Invoice"}  # fmt: skip
+    assert ("value_in_wrong_field", "$.line_items[1].amount") not in issues(check(truth, text))
+    truth["line_items"][0]["unit_price"], truth["line_items"][0]["amount"] = 60.0, 1.25  # swapped
+    assert ("value_in_wrong_field", "$.line_items[0].amount") in issues(check(truth, text))
+
+
+def test_a_value_far_from_its_entity_is_doubted_among_articles_not_on_one_page() -> None:
+    page = (
+        "# Helmholtz coils\n\nModel DSP Gaussmeter, see the order form below.\n\n"
+        + "Specifications follow. " * 20
+        + "\n\nOrder: model 475, shipped from 575 McCorkle Blvd., Westerville, OH\n"
+    )
+    truth = {"product": {"name": "DSP Gaussmeter", "model": "475"}, "city": "Westerville", "state": "OH"}
+    assert ("value_not_near_entity", "$.product.model") not in issues(check(truth, page))
+    articles = (
+        "DSP Gaussmeter\nThe DSP Gaussmeter is a magnetometer sold by Lake Shore.\n\n"
+        "Other meter\nThe other meter is model 475 and it is sold in Ohio.\n\n"
+        "Westerville\nWesterville is a city in Ohio, near Columbus."
+    )
+    assert ("value_not_near_entity", "$.product.model") in issues(check(truth, articles))
