@@ -68,7 +68,12 @@ _SAME_MEANING: dict[str, set[str]] = {
     "closed": {"closed", "closing", "close"}, "population": {"population", "inhabitants", "residents"},
     "release": {"released", "release"}, "released": {"released", "release"},
     "writer": {"written", "writer", "wrote", "author"}, "author": {"written", "writer", "wrote", "author"},
-    "singer": {"sung", "singer", "sang", "vocals", "performed"}, "director": {"directed", "director"},
+    "singer": {"sung", "singer", "sang", "vocals", "performed", "recorded", "popularised", "popularized"},
+    "director": {"directed", "director"}, "producer": {"produced", "producer"},
+    "songwriter": {"written", "writer", "wrote", "songwriter"}, "lyricist": {"lyrics", "lyricist", "written", "wrote"},
+    "composer": {"composed", "composer", "music"}, "screenwriter": {"screenplay", "written", "wrote"},
+    "founder": {"founded", "founder"}, "designer": {"designed", "designer"}, "architect": {"designed", "architect"},
+    "editor": {"edited", "editor"}, "illustrator": {"illustrated", "illustrator"}, "narrator": {"narrated"},
     "father": {"father", "dad"}, "son": {"son"}, "mother": {"mother"}, "daughter": {"daughter"},
     "proposer": {"proposed", "suggested", "suggest", "propose"}, "proposed": {"proposed", "suggested", "suggest"},
     "objector": {"objected", "against", "disagreed", "but"}, "height": {"tall", "high", "height"},
@@ -1366,6 +1371,37 @@ def _governed_by(text: str, start: int, own: frozenset[str], other: frozenset[st
     return None
 
 
+# "written and directed by": participles only ("the offer of exchange by NAME" names no role)
+_PARTICIPLE = r"[a-z]+ed|written|sung|drawn|made|built|led|held|sold|taught|shot|won|given|taken|run|done|chosen"
+_BY_BEFORE = re.compile(rf"\b({_PARTICIPLE})(?:,?\s+and\s+({_PARTICIPLE}))?\s+by\s*$", re.IGNORECASE)
+_WHO_AFTER = re.compile(r"\s*,?\s*(?:who|which)\s+(?:also\s+|had\s+|has\s+|first\s+)?([a-z]+)", re.IGNORECASE)
+
+
+def _agent_role(text: str, start: int, end: int, own: frozenset[str], other: frozenset[str]) -> str | None:
+    """The role a sentence gives a name as the agent of a verb: "produced by NAME", "NAME, who recorded it":
+    "own", "other" or None (no such verb, or a verb of neither field)."""
+    passive = _BY_BEFORE.search(text, max(0, start - 40), start)
+    active = _WHO_AFTER.match(text, end)
+    verbs = [g.lower() for g in (passive or active).groups() if g] if (passive or active) else []
+    mine = any(affinity([verb], own) for verb in verbs)
+    theirs = any(affinity([verb], other) for verb in verbs)
+    if mine != theirs:
+        return "own" if mine else "other"
+    return None
+
+
+def _agents_crossed(
+    first: Any, second: Any, spans: dict[str, tuple[int, int]], text: str, own_a: frozenset[str], own_b: frozenset[str]
+) -> bool:
+    """Two names each given by the text as the agent of the other field's verb ("directed by A and produced by B"
+    for director B, producer A); or one so, and the other the agent of no verb of its own."""
+    if shape_of(first.value) != "name" or shape_of(second.value) != "name":
+        return False
+    role_a = _agent_role(text, *spans[first.path], own_a, own_b)
+    role_b = _agent_role(text, *spans[second.path], own_b, own_a)
+    return (role_a == "other" and role_b != "own") or (role_b == "other" and role_a != "own")
+
+
 def _other_dimensions(first: Any, second: Any, hints: dict[str, FieldHint] | None) -> bool:
     """Two fields whose names give units of different kinds (`crossing_minutes`, `distance_km`): their values
     cannot trade places; a value in the wrong kind of unit is the unit check's to find."""
@@ -1397,10 +1433,14 @@ def _swaps_in(
             leans = affinity(around_a, own_b) > affinity(around_a, own_a) and affinity(around_b, own_a) > affinity(
                 around_b, own_b
             )
-            if leans or (
-                shape_of(first.value) in ("year", "date", "time", "number")  # a name's clause has no governing verb
-                and _governed_by(text, spans[first.path][0], own_a, own_b) == "other"
-                and _governed_by(text, spans[second.path][0], own_b, own_a) == "other"
+            if (
+                leans
+                or (
+                    shape_of(first.value) in ("year", "date", "time", "number")  # a name's clause has no governing verb
+                    and _governed_by(text, spans[first.path][0], own_a, own_b) == "other"
+                    and _governed_by(text, spans[second.path][0], own_b, own_a) == "other"
+                )
+                or _agents_crossed(first, second, spans, text, own_a, own_b)
             ):
                 message = f"{first.key!r} and {second.key!r} may be swapped: each value stands by the other's words"
                 doubt("possible_swap", message, first.path)

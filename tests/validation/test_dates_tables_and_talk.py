@@ -273,3 +273,17 @@ def test_a_value_far_from_its_entity_is_doubted_among_articles_not_on_one_page()
         "Westerville\nWesterville is a city in Ohio, near Columbus."
     )
     assert ("value_not_near_entity", "$.product.model") in issues(check(truth, articles))
+
+
+def test_names_given_as_agents_of_the_other_fields_verb_are_a_possible_swap() -> None:
+    text = (
+        "Big Stone Gap\nBig Stone Gap is a 2014 comedy film written and directed by Adriana Trigiani and produced "
+        "by Donna Gigliotti."
+    )
+    right = check({"film": "Big Stone Gap", "director": "Adriana Trigiani", "producer": "Donna Gigliotti"}, text)
+    assert not {code for code, _ in issues(right)} & {"possible_swap"}
+    wrong = check({"film": "Big Stone Gap", "director": "Donna Gigliotti", "producer": "Adriana Trigiani"}, text)
+    assert {("possible_swap", "$.director"), ("possible_swap", "$.producer")} <= issues(wrong)
+    both = "Heat\nHeat is a 1995 film written, directed and produced by Michael Mann, shot by Dante Spinotti."
+    assert not {c for c, _ in issues(check({"film": "Heat", "director": "Michael Mann", "producer": "Michael Mann"},
+                                                both))} & {"possible_swap"}  # fmt: skip
