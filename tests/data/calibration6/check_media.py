@@ -10,6 +10,7 @@ import json
 import re
 import sys
 from collections import Counter
+from functools import cache
 from pathlib import Path
 
 from jsonschema import Draft202012Validator
@@ -18,6 +19,21 @@ HERE = Path(__file__).parent
 FILES = {"ami.jsonl": ("ami", "v6-ami-"), "olmocr.jsonl": ("olmocr", "v6-olm-")}
 # The loader's line shape: `[m:ss] SPEAKER: TEXT`, upper case, no punctuation but apostrophes and hyphens.
 AMI_LINE = re.compile(r"^\[(\d+):(\d\d)\] [MF][A-Z]{2}\d{3}: [A-Z0-9' -]+$")
+# Real contexts: a window of lines of the AMI loader's ES2002d transcript, or an olmOCR page as it is.
+REAL_WINDOW = re.compile(r"^ES2002d#c6-L(\d{4})-(\d{4})$")
+REAL_PAGE_PREFIX = "c6-olmocr-"
+REPO = HERE.parents[2]
+OLMOCR_PAGES = REPO / "tests/data/olmocr_bench/olmocr_pipeline"
+
+
+@cache
+def meeting_lines() -> list[str]:
+    sys.path.insert(0, str(REPO))
+    from loaders.ami import load_ami
+
+    return load_ami(REPO / "tests/data/ami/ES2002d.ihm.jsonl").items[0].context.split("\n")
+
+
 REQUIRED = (
     "id",
     "label",
@@ -59,6 +75,7 @@ def check_schema_shape(schema: dict, where: str, problems: list[str]) -> None:
 def main() -> int:
     problems: list[str] = []
     seen: set[str] = set()
+    source_ids: set[str] = set()
     for name, (source, prefix) in FILES.items():
         path = HERE / name
         if not path.exists():
@@ -75,6 +92,9 @@ def main() -> int:
             if case["id"] in seen or not case["id"].startswith(prefix):
                 problems.append(f"{where}: id {case['id']} duplicated or not prefixed {prefix}")
             seen.add(case["id"])
+            if case["source_id"] in source_ids:
+                problems.append(f"{where}: source_id {case['source_id']} used twice")
+            source_ids.add(case["source_id"])
             if case["source"] != source or case["label"] not in ("right", "wrong") or "split" in case:
                 problems.append(f"{where}: bad source, label or a split field")
             labels[case["label"]] += 1
@@ -102,6 +122,15 @@ def main() -> int:
                         times.append(int(match[1]) * 60 + int(match[2]))
                 if times != sorted(times):
                     problems.append(f"{where}: timestamps go backwards")
+                window = REAL_WINDOW.match(case["source_id"])
+                if window and case["context"] != "\n".join(meeting_lines()[int(window[1]) - 1 : int(window[2])]):
+                    problems.append(f"{where}: context is not lines {window[1]}-{window[2]} of the loader's ES2002d")
+            elif case["source_id"].startswith(REAL_PAGE_PREFIX):
+                page = OLMOCR_PAGES / (case["source_id"].removeprefix(REAL_PAGE_PREFIX) + "_repeat1.md")
+                if not page.exists():
+                    page = OLMOCR_PAGES / "headers_footers" / page.name
+                if not page.exists() or page.read_text(encoding="utf-8") != case["context"]:
+                    problems.append(f"{where}: context is not the olmOCR output {page.name} as it is")
         print(f"{name}: {sum(labels.values())} cases, {dict(labels)}")
         if labels["right"] != labels["wrong"]:
             problems.append(f"{name}: right and wrong do not balance")
