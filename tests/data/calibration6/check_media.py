@@ -72,12 +72,12 @@ def check_schema_shape(schema: dict, where: str, problems: list[str]) -> None:
         check_schema_shape(schema.get("items", {}), f"{where}[]", problems)
 
 
-def main() -> int:
+def main(folder: Path = HERE) -> int:
     problems: list[str] = []
     seen: set[str] = set()
     source_ids: set[str] = set()
     for name, (source, prefix) in FILES.items():
-        path = HERE / name
+        path = folder / name
         if not path.exists():
             problems.append(f"{name}: missing")
             continue
@@ -95,8 +95,8 @@ def main() -> int:
             if case["source_id"] in source_ids:
                 problems.append(f"{where}: source_id {case['source_id']} used twice")
             source_ids.add(case["source_id"])
-            if case["source"] != source or case["label"] not in ("right", "wrong") or "split" in case:
-                problems.append(f"{where}: bad source, label or a split field")
+            if case["source"] != source or case["label"] not in ("right", "wrong") or case.get("split") != "test":
+                problems.append(f'{where}: bad source or label, or split is not "test" (the set is a holdout)')
             labels[case["label"]] += 1
             schema = case["json_schema"]
             Draft202012Validator.check_schema(schema)
@@ -140,4 +140,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(Path(sys.argv[1]) if len(sys.argv) > 1 else HERE))
