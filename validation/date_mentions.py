@@ -11,8 +11,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import date
-from decimal import Decimal
 from functools import lru_cache
+
+from validation.number_words import ordinal_words, spelled_number
 
 
 @dataclass(frozen=True)
@@ -31,18 +32,7 @@ _MONTHS = {
 }  # fmt: skip
 
 
-def _ordinal_days() -> dict[str, int]:
-    from num2words import num2words
-
-    words: dict[str, int] = {}
-    for number in range(1, 32):
-        word = num2words(number, to="ordinal")
-        words[word] = number
-        words[word.replace("-", " ")] = number
-    return words
-
-
-_ORDINAL_DAYS = _ordinal_days()
+_ORDINAL_DAYS = ordinal_words(31)
 _MONTH = r"(?P<month>" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
 _DAY = (
     r"(?:the\s+)?(?P<day>\d{1,2}(?:st|nd|rd|th)?|"
@@ -66,16 +56,6 @@ _WORDED_FORMS = [
 ]
 _NUMERIC = re.compile(r"(?<![\d.:/-])(\d{1,4})([./-])(\d{1,2})\2(\d{2,4})(?![\d.:/-]|\.\d)")
 _SPELLED_YEAR = re.compile(rf"\b{_NUMBER_CORE}(?:[\s-]+{_NUMBER_WORD}){{0,4}}[\s-]+{_NUMBER_CORE}\b", re.IGNORECASE)
-
-
-def spelled_number(words: str) -> Decimal | None:
-    from text_to_num import text2num
-
-    cleaned = " ".join(re.split(r"[\s-]+", words.strip().lower().replace(" and ", " ")))
-    try:
-        return Decimal(text2num(cleaned, "en")) if cleaned else None
-    except (ValueError, IndexError):
-        return None
 
 
 def _valid(year: int | None, month: int, day: int | None) -> bool:

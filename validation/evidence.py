@@ -42,7 +42,6 @@ from validation.field_checks import (
 )
 from validation.field_hints import hint_for
 from validation.grounding import NormalizedContext, is_grounded, is_negative_at, normalize_context, transcript_speakers
-from validation.neighbour_checks import articles
 from validation.normalise import matches_normalised, number_readings, same_number
 from validation.readings import (
     FieldHint,
@@ -55,6 +54,7 @@ from validation.readings import (
     string_places,
     to_decimal,
 )
+from validation.table_units import cell_header
 
 CHECK = "evidence"
 MAX_OCCURRENCES = 64
@@ -1063,15 +1063,21 @@ def _locate(
     for place in places:
         if _near(layout, place[0], anchor.value, also):
             return place
-    if layout.is_transcript or articles(layout.text):
-        # Among several articles or speakers, a value far from its entity may be another's. On one page (a form,
-        # an invoice, a paper) the entity is the page's subject and its values stand where the form puts them.
+    line_start, line_end = layout.line(places[0][0])
+    in_row = layout.text[line_start:line_end].lstrip().startswith("|") or cell_header(layout.text, places[0][0])
+    if not _ONE_PAGE.search(layout.text) or in_row:  # a table's row names its own entity
+        # Among paragraphs on several subjects, or speakers, a value far from its entity may be another's. On one
+        # page (a form, an invoice, a paper: markdown headings or tables, as OCR writes them) the entity is the
+        # page's subject and its values stand where the layout puts them.
         result.doubt(
             "value_not_near_entity",
             f"{_show(leaf.value)} is in the context, but never near {anchor.value!r}, the entity it is given for",
             leaf.path,
         )
     return places[0]
+
+
+_ONE_PAGE = re.compile(r"^(?:#{1,6}\s|\s*\|)|<table", re.MULTILINE | re.IGNORECASE)
 
 
 def _better_place(leaf: Leaf, start: int, layout: Layout) -> bool:

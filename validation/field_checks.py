@@ -555,13 +555,22 @@ def _with_spelled(
     """The places of a number, and where it is also said in words ("Eighteen teams" beside an "18" elsewhere):
     the finder stops at the digits when it finds them."""
     number = to_decimal(value) if not isinstance(value, str) else None
-    if number is None:
+    if number is None or number != int(number) or not 0 < number < 1000:
         return places
-    spelled = [
-        (s, e)
-        for s, e, said, how in number_mentions(text)
-        if how == "spelled out" and said == number and e - s <= 40 and not (inside and s <= inside[0] < e)
-    ]
+    from num2words import num2words
+
+    # Read only around the places the number's words are written: a whole long context is not read for them.
+    word = num2words(int(number)).split("-")[0].split(" ")[0]
+    lowered = lowered_text(text)
+    spelled: list[tuple[int, int]] = []
+    at = lowered.find(word)
+    while at >= 0 and len(spelled) < 8:
+        low = max(0, at - 40)
+        for s, e, said, how in number_mentions(text[low : at + 60]):
+            start, end = low + s, low + e
+            if how == "spelled out" and said == number and e - s <= 40 and not (inside and start <= inside[0] < end):
+                spelled.append((start, end))
+        at = lowered.find(word, at + 60)
     return list(dict.fromkeys([*places, *spelled]))
 
 

@@ -22,6 +22,7 @@ from typing import Any
 from unidecode import unidecode
 
 from validation.date_mentions import iso_date_places
+from validation.number_words import ordinal_words, spelled_number
 from validation.table_units import header_unit_numbers
 
 Place = tuple[int, int, str]  # (start, end, how)
@@ -213,19 +214,6 @@ def precision_of(value: Decimal) -> Decimal:
     return Decimal(1).scaleb(exponent) if isinstance(exponent, int) and exponent < 0 else Decimal(1)
 
 
-def spelled_number(words: str) -> Decimal | None:
-    """A number spelled out in words ("twelve", "three hundred and five"), read by text2num."""
-    from text_to_num import text2num
-
-    cleaned = " ".join(re.split(r"[\s-]+", words.strip().lower().replace(" and ", " ")))
-    if not cleaned:
-        return None
-    try:
-        return Decimal(text2num(cleaned, "en"))
-    except (ValueError, IndexError):
-        return None
-
-
 def _number_token(text: str) -> Decimal | None:
     text = text.replace("−", "-").replace("–", "-")
     try:
@@ -346,19 +334,7 @@ _FRACTION_AFTER = re.compile(r"\s*and an?\s+(?:half|quarter)\b", re.IGNORECASE)
 _SPACED_THOUSANDS = re.compile(r"(?<![\d.,])\d{1,3}(?:[ \u00a0\u2009\u202f]\d{3})+(?:\.\d+)?(?![\d])")
 
 
-def _ordinal_words() -> dict[str, int]:
-    """ "first" .. "hundredth", written by num2words (as "twenty-first"; "twenty first" is read too)."""
-    from num2words import num2words
-
-    words = {}
-    for number in range(1, 101):
-        word = num2words(number, to="ordinal")
-        words[word] = number
-        words[word.replace("-", " ")] = number
-    return words
-
-
-_ORDINALS = _ordinal_words()
+_ORDINALS = ordinal_words(100)
 _ORDINAL_WORD = re.compile(
     r"\b(?:" + "|".join(sorted(map(re.escape, _ORDINALS), key=len, reverse=True)) + r"|\d+(?:st|nd|rd|th))\b",
     re.IGNORECASE,
