@@ -3,6 +3,7 @@ source's project."""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -274,10 +275,8 @@ def prefetched(pages: Iterator[T], ahead: int = 1) -> Iterator[T]:
     finally:
         stop.set()
         while worker.is_alive():  # let a blocked put() finish so the thread can end
-            try:
+            with contextlib.suppress(queue.Empty):
                 slots.get(timeout=0.1)
-            except queue.Empty:
-                pass
         worker.join()
 
 
