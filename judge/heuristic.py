@@ -373,8 +373,15 @@ def _wrong_choice(question: str, answer: str, values: list[tuple[str, Any]]) -> 
     seed_roots = {_array_root(path) for path, text in texts if f" {chosen[0]} " in f" {text} " or text == wanted}
     for path, text in texts:
         if text == other and (_array_root(path) is None or _array_root(path) not in seed_roots):
+            if _key_words(path.rsplit(".", 1)[-1].split("[")[0]) & _CONTRAST_WORDS and None in seed_roots:
+                continue  # `other_writer` beside the chosen one: the option not chosen, named as such
             return f"{path} gives {other!r}, the option the seed answer {answer!r} did not choose"
     return None
+
+
+# Field words that name the option a comparison did not choose (`other_writer`, `runner_up`, `loser`).
+_CONTRAST_WORDS = {"other", "rival", "loser", "losing", "runner", "alternative", "compared", "versus", "opponent",
+                   "not", "non"}  # fmt: skip
 
 
 def schema_quality(schema: dict[str, Any], report: ValidationReport) -> tuple[int, str]:
@@ -613,12 +620,29 @@ def near_miss(value: Any, context: str) -> str | None:
         lowered = context.lower()
         acronyms = {a.lower() for a in _ACRONYM_WORD.findall(value)}  # "TV" of "the TV screen" is a word too
         said = any(re.search(rf"\b{re.escape(a)}\b", lowered) for a in acronyms)
-        if words and not said and not any(w in lowered for w in words):
+        if words and not said and not any(w in lowered or _abbreviated_in(w, lowered) for w in words):
             return f"{value!r}: none of its words is in the context"
         proper = value.split()
         if 2 <= len(proper) <= 4 and all(w[:1].isupper() for w in proper) and all(w in lowered for w in words):
             return f"{value!r}: each of its words is in the context, but never together"
     return None
+
+
+@lru_cache(maxsize=1)
+def _calendar_abbreviations() -> dict[str, tuple[str, ...]]:
+    """Day and month names with their short forms ("tuesday" -> tue, tues), from the standard calendar."""
+    import calendar
+
+    names = [*zip(calendar.day_name, calendar.day_abbr, strict=True)]
+    names += [*zip(calendar.month_name, calendar.month_abbr, strict=True)][1:]
+    extra = {"tuesday": ("tues",), "thursday": ("thur", "thurs"), "september": ("sept",)}
+    return {full.lower(): (short.lower(), *extra.get(full.lower(), ())) for full, short in names}
+
+
+def _abbreviated_in(word: str, lowered_context: str) -> bool:
+    """A day or month name written short in the context ("Tue" for "Tuesday" on a form)."""
+    shorts = _calendar_abbreviations().get(word, ())
+    return any(re.search(rf"\b{short}\b\.?", lowered_context) for short in shorts)
 
 
 @lru_cache(maxsize=1)

@@ -42,7 +42,7 @@ from validation.field_checks import (
 )
 from validation.field_hints import hint_for
 from validation.grounding import NormalizedContext, is_grounded, is_negative_at, normalize_context, transcript_speakers
-from validation.normalise import matches_normalised, number_readings, same_number
+from validation.normalise import matches_normalised, number_readings, one_number_in_words, same_number
 from validation.readings import (
     FieldHint,
     conversion_supports,
@@ -860,12 +860,15 @@ def _about_field(quote: str, key: str | None) -> bool:
 
 
 def _contradicts(value: Any, quote: str) -> bool:
-    """A number whose quoted evidence states numbers, none of them this one (nor this one scaled, converted
-    or spelled): the curator's own evidence proves the value wrong."""
+    """A number whose quoted evidence states numbers in digits, none of them this one (nor this one scaled,
+    converted or spelled): the curator's own evidence proves the value wrong. Several numbers said only in words
+    are read less surely (speech runs them together: "sixteen twenty two fifty"): a mismatch there is a doubt."""
     if isinstance(value, bool) or not isinstance(value, int | float):
         number = to_decimal(value) if isinstance(value, str) else None
         if number is None:
             return False
+    if not re.search(r"\d", quote) and not one_number_in_words(quote):
+        return False
     return bool(number_readings(quote))
 
 
@@ -1065,6 +1068,8 @@ def _locate(
             return place
     line_start, line_end = layout.line(places[0][0])
     in_row = layout.text[line_start:line_end].lstrip().startswith("|") or cell_header(layout.text, places[0][0])
+    if _under_own_label(leaf, places[0][0], layout):
+        return places[0]  # "CodeText:" above (or before) it: the page's layout ties it to its field
     if not _ONE_PAGE.search(layout.text) or in_row:  # a table's row names its own entity
         # Among paragraphs on several subjects, or speakers, a value far from its entity may be another's. On one
         # page (a form, an invoice, a paper: markdown headings or tables, as OCR writes them) the entity is the
@@ -1077,6 +1082,21 @@ def _locate(
     return places[0]
 
 
+def _under_own_label(leaf: Leaf, start: int, layout: Layout) -> bool:
+    """A value after a "Label:" naming its field, on its line or alone on the line above ("CodeText:" /
+    "SE, whatever we've scraped")."""
+    wanted = _words(leaf.key or "")
+    line_start, line_end = layout.line(start)
+    if not wanted or layout.is_transcript or layout.text[line_start:line_end].lstrip().startswith("|"):
+        return False  # a column header names the field of every row: which row is the entity's is the question
+    if _words(layout.label(start)) & wanted:
+        return True
+    if layout.text[line_start:start].strip():
+        return False
+    above = layout.text[: max(0, line_start - 1)].rstrip("\n ").rsplit("\n", 1)[-1].strip()
+    return above.endswith(":") and len(above) <= 42 and bool(_words(above) & wanted)
+
+
 _ONE_PAGE = re.compile(r"^(?:#{1,6}\s|\s*\|)|<table", re.MULTILINE | re.IGNORECASE)
 
 
@@ -1085,7 +1105,10 @@ def _better_place(leaf: Leaf, start: int, layout: Layout) -> bool:
     A line item's amount equals its unit price when one is bought: the locator found the price first."""
     line_start, line_end = layout.line(start)
     wanted = _words(leaf.key or "")
-    for other, _, _ in places_of(leaf.value, layout.text[line_start:line_end]):
+    line = layout.text[line_start:line_end]
+    number = to_decimal(leaf.value) if not isinstance(leaf.value, bool) else None
+    written = places_of(leaf.value, line) or (number_places(number, line) if number is not None else [])
+    for other, _, _ in written:  # "1.180,00 €" in both price columns is read as 1180 only another way
         if line_start + other != start and _words(layout.label(line_start + other)) & wanted:
             return True
     return False

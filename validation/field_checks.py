@@ -55,6 +55,7 @@ from validation.readings import (
     quantity_mentions,
     to_decimal,
 )
+from validation.date_mentions import iso_date_places
 from validation.table_units import cell_header
 
 # Words a field name uses, and the words a text uses for the same thing. Small on purpose: the checks flag,
@@ -243,7 +244,7 @@ def check_field_ties(
             _check_unit(leaf, hint, text, place, doubt, getattr(layout, "original", None))
             _check_hundredths(leaf, hint, text, place, doubt)
             _check_after_point(leaf, text, place, doubt)
-            counted = hint.is_count and any(isinstance(c, list) and len(c) == value for c in containers.values())
+            counted = hint.is_count and value in _answer_counts(containers)
             if not counted:  # a count of the answer's own list is computed, not read from any phrase
                 _check_number_phrase(leaf, hint, text, place, doubt, lambda v=value, h=hint: find(v, h))
             number = to_decimal(value)
@@ -291,7 +292,17 @@ def check_field_ties(
         and abs(number) < 100
         and len(find(leaf.value, hint_for(hints, leaf.path, leaf.key))[:3]) >= 3
     }
-    check_cross_pairing([leaf for leaf in leaves if leaf.path not in common], spans, doubt)
+    def on_line_of(leaf: Any, anchor: Any) -> bool:
+        """Are the value and its object's other value written together on one line (its table row)? Small
+        numbers are written in many places: the first found of each may be in other rows."""
+        lines = {
+            line
+            for s, _ in find(anchor.value, hint_for(hints, anchor.path, anchor.key))[:20]
+            if _is_row(text[(line := layout.line(s))[0] : line[1]])
+        }
+        return any(layout.line(s) in lines for s, _ in find(leaf.value, hint_for(hints, leaf.path, leaf.key))[:20])
+
+    check_cross_pairing([leaf for leaf in leaves if leaf.path not in common], spans, doubt, on_line_of)
     check_comparison(leaves, field_words, doubt)
     if not layout.is_transcript and hasattr(layout, "label"):
         check_labels(leaves, spans, layout, doubt)
@@ -499,6 +510,27 @@ def narrowed_spans(leaves: list[Any], spans: dict[str, tuple[int, int]], text: s
         if place is not None and isinstance(leaf.value, int | float) and not isinstance(leaf.value, bool):
             narrowed[leaf.path] = _narrow(text, place, leaf.value)
     return narrowed
+
+
+def _is_row(line: str) -> bool:
+    """A table row or a short form line, where the values written together belong together (a paragraph of
+    prose is one line too, and holds many objects' values)."""
+    return line.lstrip().startswith("|") or len(line) <= 100
+
+
+def _answer_counts(containers: dict[str, Any]) -> set[int]:
+    """Counts the answer computes itself: its lists' lengths and, in a list of objects, how many hold true (or
+    false) in one boolean field (`moonwalker_count` 2 beside three crew, two `walked_on_moon`)."""
+    counts: set[int] = set()
+    for items in containers.values():
+        if not isinstance(items, list):
+            continue
+        counts.add(len(items))
+        keys = {k for item in items if isinstance(item, dict) for k, v in item.items() if isinstance(v, bool)}
+        for key in keys:
+            flags = [item.get(key) for item in items if isinstance(item, dict)]
+            counts.update((flags.count(True), flags.count(False)))
+    return counts
 
 
 def _narrow(text: str, place: tuple[int, int], value: Any) -> tuple[int, int]:
@@ -730,8 +762,9 @@ def _check_boolean(
         sentences = [_clause(layout, place[0]) + " " + _around(layout, place[1], 40)]
         sentences += _naming_sentences(words, layout, place[0])
         sentences += _later_turns_on_topic(hint, layout, place)
-    else:
+    else:  # found by one of the field's words: "didn't need to move our computers" is no word on distraction
         sentences = [_around(layout, offset, 60) for offset in offsets[:4]]
+        sentences = [s for s in sentences if _names_enough_of(words, s)]
     headings: list[str] = []
     heading = getattr(layout, "heading", None)
     if heading is not None:  # a section "Not Yet Adopted" says it of everything under it
@@ -758,6 +791,8 @@ def _negation_of(sentence: str, words: set[str]) -> str | None:
     """The negation a sentence says of the field, if any. "X instead of Y" (or "rather than") denies Y, not X:
     "the only mammals that lay eggs instead of giving birth" says nothing against `lays_eggs`."""
     for match in _NEGATIONS.finditer(sentence):
+        if match.group().lower() == "no" and not _no_governs(sentence, match.end(), words):
+            continue  # "no blockers" denies blockers, not the fix of `fix_expected_today`
         substitute = _SUBSTITUTE.match(sentence, match.start())
         if substitute is not None or match.group().lower() == "rather":
             after = re.split(r"[.!?;](?:\s|$)", sentence[match.end() :], maxsplit=1)[0].lower()  # its clause
@@ -765,6 +800,30 @@ def _negation_of(sentence: str, words: set[str]) -> str | None:
                 continue
         return match.group()
     return None
+
+
+def _names_enough_of(words: set[str], sentence: str) -> bool:
+    """Does a sentence found by one of a field's words speak of the field: two of its distinctive words when it has
+    three or more (`too_many_computers_distracting`); any sentence found for a field of fewer."""
+    distinctive = {w[:4] for w in words if len(w) >= 4 and w not in _GENERIC}  # "computer(s)" is one word
+    if len(distinctive) < 3:
+        return True
+    return sum(bool(re.search(rf"\b{re.escape(w)}", sentence, re.IGNORECASE)) for w in distinctive) >= 2
+
+
+_ANSWER_FOLLOWERS = {"i", "we", "it", "that", "they", "you", "he", "she", "no", "not", "but", "because", "so",
+                     "longer", "more", "one", "way", "thanks", "sorry", "actually", "well", "there", "can", "could",
+                     "will", "would", "should", "do", "don't", "can't", "chance", "idea", "i'm", "it's", "that's",
+                     "we're", "we'll", "i'll"}  # fmt: skip
+
+
+def _no_governs(sentence: str, end: int, words: set[str]) -> bool:
+    """Does a "no" deny the field: its noun phrase (the next three words on its line) names the field, or it is
+    an answer ("NO", "NO I THINK ...", "no longer")? "NO BLOCKERS" denies blockers only."""
+    following = re.findall(r"[A-Za-z']+", re.split(r"\n|[.!?;:]", sentence[end:], maxsplit=1)[0])[:3]
+    if not following or following[0].lower() in _ANSWER_FOLLOWERS:
+        return True
+    return any(f.lower().startswith(w[:4]) for f in following for w in words if len(w) >= 3)
 
 
 _NAMING_REACH = 600  # characters around the evidence where a sentence naming the field also speaks for it
@@ -858,11 +917,14 @@ def _check_absent_date(leaf: LeafLike, hint: FieldHint, layout: LayoutLike, leav
         o.value for o in leaves if o.parent == leaf.parent and isinstance(o.value, str) and shape_of(o.value) == "name"
     ]
     text = layout.text
+    if any(_UNKNOWN.search(text[max(0, o - 60) : o + 60]) for o in _field_places(words & _DATE_FIELD_WORDS, text)):
+        return False  # "the exact date of his birth is not recorded"
+    given = {o.value for o in leaves if isinstance(o.value, str) and o.path != leaf.path}
     for name in names[:4]:
         for match in re.finditer(re.escape(name), text):
             after = text[match.end() : match.end() + 90]
             found = _DATE_NEAR.search(after)
-            if found and found.start() < 40:
+            if found and found.start() < 40 and not any(iso_date_places(g, found.group()) for g in given):
                 doubt(
                     "absent_but_stated",
                     f"given as not stated, but the text gives {name!r} with a date: "
@@ -873,6 +935,17 @@ def _check_absent_date(leaf: LeafLike, hint: FieldHint, layout: LayoutLike, leav
     return False
 
 
+# The text saying that it does not know a value: the `absent` claim is the text's own.
+_UNKNOWN = re.compile(
+    r"\b(?:(?:is|are|was|were|remains?|has|have|had)\s+(?:not\s+|never\s+)?(?:been\s+)?"
+    r"(?:unknown|uncertain|unrecorded|undisclosed|unclear|not\s+(?:known|recorded|documented|disclosed|given|stated|"
+    r"specified|decided|agreed|confirmed|set|fixed)|never\s+(?:recorded|disclosed|announced|confirmed))"
+    r"|no\s+(?:record|records)\s+of|not\s+yet\s+(?:decided|agreed|set|fixed|known|confirmed)|to\s+be\s+(?:decided|"
+    r"confirmed|announced|determined)|tb[acd]\b|haven'?t\s+(?:decided|agreed|set|fixed))",
+    re.IGNORECASE,
+)
+
+
 def _check_absent(
     leaf: LeafLike, hint: FieldHint, layout: LayoutLike, doubt: Doubt, names: list[str], taken: set[Decimal]
 ) -> bool:
@@ -881,6 +954,8 @@ def _check_absent(
     if not words:
         return False
     for offset in _field_places(words, layout.text)[:8]:
+        if _UNKNOWN.search(layout.text[max(0, offset - 60) : offset + 60]):
+            return False  # "the exact date of his birth is not recorded": the text says it does not say
         clause = _clause(layout, offset)
         about = (clause + " " + (layout.paragraph_head(offset) if hasattr(layout, "paragraph_head") else "")).lower()
         if names and not any(name.lower() in about for name in names[:8]):
@@ -1130,8 +1205,8 @@ def _check_counts(
         # count's length answers it; else the one that names the fewest other things is contradicted.
         named = [(len(key_meaning(name) - counted), name, items) for name, items in lists.items()
                  if counted & key_meaning(name)]  # fmt: skip
-        if not named or any(len(items) == leaf.value for _, _, items in named):
-            continue
+        if not named or any(leaf.value in _answer_counts({name: items}) for _, name, items in named):
+            continue  # its length, or how many of its objects a boolean field marks (`not_yet_adopted` of three)
         _, name, items = min(named, key=lambda found: found[0])
         doubt(
             "count_mismatch",

@@ -222,6 +222,16 @@ def _title_name(title: str) -> str:
     return re.sub(r"\s*\([^)]*\)\s*$", "", title).strip().strip("\"'“”").lower()
 
 
+def _named_by_surname(title: str, question: str, path: str) -> bool:
+    """A person's article named by the last word of its title, in the question or in the field's own key
+    ("Mozart" and `mozart_birth_date` for the article "Wolfgang Amadeus Mozart")."""
+    words = title.split()
+    if len(words) < 2 or len(words[-1]) < 4 or not words[-1].isalpha():
+        return False
+    key_words = set(re.split(r"[^a-z]+", path.lower()))
+    return words[-1] in key_words or _names(question, words[-1])
+
+
 def _names(text: str, needle: str) -> bool:
     return bool(needle) and re.search(rf"(?<!\w){re.escape(needle)}(?!\w)", text) is not None
 
@@ -258,7 +268,7 @@ def check_other_article(
         own = where[leaf.path]
         title = _title_name(parts[own][2])
         home = {n for p, n in where.items() if p != leaf.path and n >= 0}
-        if not home or own in home or not title or _names(asked, title):
+        if not home or own in home or not title or _names(asked, title) or _named_by_surname(title, asked, leaf.path):
             continue  # another value of the answer comes from the same article, or the question names it
         if any(_names(value, title) or _names(title, value) for path, value in strings if path != leaf.path):
             continue  # the answer names the article's entity: it is one of the record's
@@ -560,7 +570,9 @@ def _objects(leaves: list[Any], spans: dict[str, tuple[int, int]]) -> list[list[
     return [objects for objects in groups.values() if len(objects) >= 2]
 
 
-def check_cross_pairing(leaves: list[Any], spans: dict[str, tuple[int, int]], doubt: Any) -> None:
+def check_cross_pairing(
+    leaves: list[Any], spans: dict[str, tuple[int, int]], doubt: Any, on_line_of: Any = None
+) -> None:
     """Two objects of one kind whose values of two fields are each written next to the other object's value: the
     offered prisoner's name beside the place where the other one is held. The pairs given are far apart in the
     text and the crossed pairs close: the values are likely swapped between the objects."""
@@ -576,6 +588,8 @@ def check_cross_pairing(leaves: list[Any], spans: dict[str, tuple[int, int]], do
                         given = _gap(spans[a1.path], spans[b1.path]) + _gap(spans[a2.path], spans[b2.path])
                         crossed = _gap(spans[a1.path], spans[b2.path]) + _gap(spans[a2.path], spans[b1.path])
                         if crossed < PAIRING_RATIO * given:
+                            if on_line_of is not None and on_line_of(b1, a1) and on_line_of(b2, a2):
+                                continue  # each also written on its own object's line: a small number found first
                             message = (
                                 f"{_value(b1.value)} and {_value(b2.value)} are each written beside the other "
                                 f"object's {key_a!r} ({_value(a2.value)}, {_value(a1.value)}): swapped between objects?"

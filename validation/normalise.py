@@ -108,6 +108,39 @@ def number_readings(quote: str) -> set[Decimal]:
                 break
     else:
         readings.add(spelled)
+    return readings | _spoken_groups(words)
+
+
+def one_number_in_words(quote: str) -> bool:
+    """Does a quote say exactly one number, in words ("six percent")? Several, run together as speech runs them
+    ("twenty nine fifty is sixteen twenty two fifty"), are read less surely."""
+    from text_to_num import alpha2digit
+
+    folded = re.sub(r"[^\w\s-]", " ", fold(quote)).lower()
+    return len(re.findall(r"\b\d+(?:[.,]\d+)?\b", alpha2digit(folded, "en"))) == 1 if len(folded) <= 600 else False
+
+
+_DIGIT_RUN = re.compile(r"\b\d{1,2}(?: \d{2})+\b")
+
+
+def _spoken_groups(words: str) -> set[Decimal]:
+    """Each number said in words, and numbers said as two-digit groups: "sixteen twenty two fifty" is 1622.50 (or 1622, or 22.50) and "twenty
+    nine fifty" is 29.50, as people say prices and years aloud. `text2num` reads the words; the groups are joined
+    here, since no library reads a spoken price."""
+    if len(words) > 600 or not _TENS.keys() & set(words.lower().split()):
+        return set()
+    from text_to_num import alpha2digit
+
+    readings: set[Decimal] = set()
+    digits = alpha2digit(words.lower(), "en")
+    readings.update(Decimal(n) for n in re.findall(r"\b\d+\b", digits))  # each number said ("fifty five" -> 55)
+    for run in _DIGIT_RUN.finditer(digits):
+        groups = run.group().split()
+        for start in range(len(groups) - 1):
+            for end in range(start + 2, len(groups) + 1):
+                part = groups[start:end]
+                readings.add(Decimal("".join(part)))
+                readings.add(Decimal("".join(part[:-1])) + Decimal(part[-1]) / 100)
     return readings
 
 

@@ -49,7 +49,11 @@ _UNIT_WORDS = {
     "knots": "knot", "acre": "acre", "acres": "acre", "hectare": "hectare", "hectares": "hectare", "ha": "hectare",
     "km2": "kilometer**2", "km²": "kilometer**2", "m²": "meter**2", "m2": "meter**2", "mi²": "mile**2",
     "sq km": "kilometer**2", "sq mi": "mile**2", "sq m": "meter**2", "sqkm": "kilometer**2", "sqmi": "mile**2",
-    "celsius": "degree_Celsius",
+    "celsius": "degree_Celsius", "°c": "degree_Celsius", "ºc": "degree_Celsius", "℃": "degree_Celsius",
+    "degrees celsius": "degree_Celsius", "degree celsius": "degree_Celsius", "degrees c": "degree_Celsius",
+    "°f": "degree_Fahrenheit", "ºf": "degree_Fahrenheit", "℉": "degree_Fahrenheit",
+    "degrees fahrenheit": "degree_Fahrenheit", "degree fahrenheit": "degree_Fahrenheit",
+    "degrees f": "degree_Fahrenheit", "kelvin": "kelvin",
     "fahrenheit": "degree_Fahrenheit", "seconds": "second", "second": "second", "minutes": "minute",
     "minute": "minute", "mins": "minute", "hours": "hour", "hour": "hour", "hrs": "hour", "days": "day",
     "day": "day", "weeks": "week", "week": "week", "months": "month", "years": "year", "year": "year",
@@ -407,7 +411,7 @@ def _amount(words: str) -> Decimal | None:
 _QUANTITY = re.compile(
     r"(?<![\w.,])(?P<number>\d{1,3}(?:[ \u00a0\u2009\u202f]\d{3})+(?:\.\d+)?(?![\d.,])"  # "4 050 metres"
     r"|(?<![\w.])[-−–]?\d{1,3}(?:,\d{3})+(?:\.\d+)?|(?<![\w.])[-−–]?\d+(?:[.,]\d+)?)\s?-?\s?"
-    r"(?P<unit>(?:sq(?:uare)?\.?\s)?[a-zA-Z°/²]+(?:\s(?:per|an|a)\s[a-z]+)?|[\"″”′])"
+    r"(?P<unit>(?:sq(?:uare)?\.?\s)?[a-zA-Z°º℃℉/²]+(?:\s(?:per|an|a)\s[a-z]+|\s(?:Celsius|Fahrenheit|C|F)\b)?|[\"″”′])"
 )
 
 
@@ -1046,8 +1050,12 @@ def number_places(value: Decimal, text: str, hint: FieldHint | None = None, stam
                 places.append((start, end, "converted from the header's unit"))
     if hint is not None and hint.unit:
         for start, end, magnitude, unit in quantity_mentions(text):
+            if unit == hint.unit:  # "a centimetre" for 1 in a field in cm: a number only its unit's words say
+                if close(magnitude, value):
+                    places.append((start, end, "with its unit"))
+                continue
             converted = convert(magnitude, unit, hint.unit)
-            if converted is not None and unit != hint.unit and close(converted, value, rounding=rounding):
+            if converted is not None and close(converted, value, rounding=rounding):
                 places.append((start, end, "converted"))
         if not places:
             for start, end, magnitude, unit in carried_quantities(text, stamped):
@@ -1063,11 +1071,7 @@ def quote_supports(value: Any, quote: str, hint: FieldHint | None = None) -> boo
         return False
     number = to_decimal(value)
     if number is not None and not isinstance(value, str):
-        if number_places(number, quote, hint):
-            return True
-        if hint is None or not hint.unit:  # a unit in the quote: try every unit of that dimension it may be in
-            return False
-        return False
+        return bool(number_places(number, quote, hint))
     if isinstance(value, str):
         if number is not None and number_places(number, quote, hint):
             return True

@@ -23,10 +23,16 @@ def _schema(value: Any) -> dict[str, Any]:
     return {"type": ["string", "null"]}
 
 
-def check(truth: dict[str, Any], context: str, evidence: dict[str, Any] | None = None, schema: dict | None = None):
+def check(
+    truth: dict[str, Any],
+    context: str,
+    evidence: dict[str, Any] | None = None,
+    schema: dict | None = None,
+    question: str = "",
+):
     parsed, problems = parse_evidence_map(evidence or {})
     assert not problems
-    return check_evidence(truth, context, parsed, field_hints(truth, schema or _schema(truth)))
+    return check_evidence(truth, context, parsed, field_hints(truth, schema or _schema(truth)), question=question)
 
 
 def issues(result) -> set[tuple[str, str]]:
