@@ -31,6 +31,7 @@ from typing import Any, Protocol
 
 from rapidfuzz import fuzz
 
+from validation.date_mentions import iso_date_places
 from validation.field_hints import hint_for
 from validation.neighbour_checks import (
     check_comparison,
@@ -55,7 +56,6 @@ from validation.readings import (
     quantity_mentions,
     to_decimal,
 )
-from validation.date_mentions import iso_date_places
 from validation.table_units import cell_header
 
 # Words a field name uses, and the words a text uses for the same thing. Small on purpose: the checks flag,
@@ -292,6 +292,7 @@ def check_field_ties(
         and abs(number) < 100
         and len(find(leaf.value, hint_for(hints, leaf.path, leaf.key))[:3]) >= 3
     }
+
     def on_line_of(leaf: Any, anchor: Any) -> bool:
         """Are the value and its object's other value written together on one line (its table row)? Small
         numbers are written in many places: the first found of each may be in other rows."""

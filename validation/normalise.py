@@ -124,9 +124,9 @@ _DIGIT_RUN = re.compile(r"\b\d{1,2}(?: \d{2})+\b")
 
 
 def _spoken_groups(words: str) -> set[Decimal]:
-    """Each number said in words, and numbers said as two-digit groups: "sixteen twenty two fifty" is 1622.50 (or 1622, or 22.50) and "twenty
-    nine fifty" is 29.50, as people say prices and years aloud. `text2num` reads the words; the groups are joined
-    here, since no library reads a spoken price."""
+    """Each number said in words, and numbers said as two-digit groups: "sixteen twenty two fifty" is 1622.50 (or
+    1622, or 22.50) and "twenty nine fifty" is 29.50, as people say prices and years aloud. `text2num` reads the
+    words; the groups are joined here, since no library reads a spoken price."""
     if len(words) > 600 or not _TENS.keys() & set(words.lower().split()):
         return set()
     from text_to_num import alpha2digit
