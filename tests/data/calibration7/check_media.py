@@ -1,7 +1,7 @@
 """Check the AMI and olmOCR cases of calibration7: every line parses, ids are unique, fields are the
 expected ones, the ground truth validates against its schema (Draft 2020-12), every schema declares at
 least 3 top-level properties, every quoted evidence span occurs verbatim in the inline context, and the
-labels are balanced per file.
+labels are balanced per file; every evidence entry reads as the toolkit's\nevidence format (core/evidence.py).
 
     python tests/data/calibration7/check_media.py
 """
@@ -15,10 +15,24 @@ from pathlib import Path
 
 from jsonschema import Draft202012Validator
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[3]))  # the repository root, for core.evidence
+from core.evidence import parse_evidence_map  # noqa: E402
+
 HERE = Path(__file__).parent
 FILES = {"ami.jsonl": ("ami", "v7-ami-"), "olmocr.jsonl": ("olmocr", "v7-olm-")}
-REQUIRED = {"id", "label", "kind", "note", "source", "source_id", "question", "json_schema", "ground_truth",
-            "annotator", "context"}
+REQUIRED = {
+    "id",
+    "label",
+    "kind",
+    "note",
+    "source",
+    "source_id",
+    "question",
+    "json_schema",
+    "ground_truth",
+    "annotator",
+    "context",
+}
 OPTIONAL = {"evidence", "seed_question", "seed_answer"}
 QUOTED = {"span", "normalised", "convert", "expands"}
 
@@ -55,6 +69,8 @@ def check_line(case: dict, source: str, prefix: str) -> list[str]:
     for error in Draft202012Validator(schema).iter_errors(case["ground_truth"]):
         problems.append(f"ground truth does not validate: {error.message}")
     context = case["context"]
+    _, unreadable = parse_evidence_map(case.get("evidence"))
+    problems.extend(f"evidence {path}: {reason}" for path, reason in unreadable)
     for path, entry in (case.get("evidence") or {}).items():
         if isinstance(entry, str):
             quote = None if entry.strip().lower() == "absent" else entry
