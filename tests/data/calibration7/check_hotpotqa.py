@@ -54,13 +54,13 @@ def _schema_problems(schema: dict, where: str) -> list[str]:
     return problems
 
 
-def check() -> list[str]:
+def check(cases: Path = CASES) -> list[str]:
     rows = {item.source_id: item for item in load_hotpotqa(DEV_SAMPLE).items}
     problems: list[str] = []
     ids: Counter[str] = Counter()
     labels: Counter[str] = Counter()
     contexts: dict[str, str] = {}
-    for n, line in enumerate(CASES.read_text(encoding="utf-8").splitlines(), start=1):
+    for n, line in enumerate(cases.read_text(encoding="utf-8").splitlines(), start=1):
         try:
             case = json.loads(line)
         except json.JSONDecodeError as exc:
@@ -72,8 +72,8 @@ def check() -> list[str]:
         labels[case.get("label")] += 1
         if not str(case.get("id", "")).startswith("v7-hp-"):
             problems.append(f"{where}: id must start with v7-hp-")
-        if case.get("label") not in ("right", "wrong") or case.get("source") != "hotpotqa" or "split" in case:
-            problems.append(f"{where}: bad label/source or a split field")
+        if case.get("label") not in ("right", "wrong") or case.get("source") != "hotpotqa" or case.get("split") != "test":
+            problems.append(f'{where}: bad label/source, or split is not "test" (the set is a holdout)')
         if "context" in case:
             context = case["context"]
             if not case.get("seed_question") or not case.get("seed_answer"):
@@ -108,6 +108,6 @@ def check() -> list[str]:
 
 
 if __name__ == "__main__":
-    found = check()
+    found = check(Path(sys.argv[1]) if len(sys.argv) > 1 else CASES)
     print("\n".join(found) or "all checks passed")
     sys.exit(1 if found else 0)

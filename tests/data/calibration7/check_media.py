@@ -33,7 +33,7 @@ REQUIRED = {
     "annotator",
     "context",
 }
-OPTIONAL = {"evidence", "seed_question", "seed_answer"}
+OPTIONAL = {"evidence", "seed_question", "seed_answer", "split"}
 QUOTED = {"span", "normalised", "convert", "expands"}
 
 
@@ -61,6 +61,8 @@ def check_line(case: dict, source: str, prefix: str) -> list[str]:
         problems.append("wrong source or id prefix")
     if case.get("label") not in ("right", "wrong"):
         problems.append(f"label {case.get('label')!r}")
+    if case.get("split") != "test":
+        problems.append('split is not "test" (the set is a holdout)')
     schema = case["json_schema"]
     Draft202012Validator.check_schema(schema)
     if len(schema.get("properties", {})) < 3:
@@ -83,12 +85,12 @@ def check_line(case: dict, source: str, prefix: str) -> list[str]:
     return problems
 
 
-def main() -> int:
+def main(folder: Path = HERE) -> int:
     failed = False
     ids: Counter[str] = Counter()
     source_ids: Counter[str] = Counter()
     for name, (source, prefix) in FILES.items():
-        path = HERE / name
+        path = folder / name
         if not path.exists():
             print(f"{name}: missing")
             failed = True
@@ -115,4 +117,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(Path(sys.argv[1]) if len(sys.argv) > 1 else HERE))
