@@ -1,6 +1,6 @@
-"""The calibration6 cases (a blind holdout, now a development set) are well-formed data, checked by the checkers written with them
-(tests/data/calibration6/check_hotpotqa.py, check_media.py), and the checkers report the faults they are there to
-catch. This checks the cases, never the gate."""
+"""The calibration6 cases (a blind holdout, now a development set) are well-formed data, checked by the checkers
+written with them (tests/data/calibration6/check_hotpotqa.py, check_media.py), and the checkers report the faults
+they are there to catch. This checks the cases, never the gate."""
 
 from __future__ import annotations
 

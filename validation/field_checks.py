@@ -123,6 +123,10 @@ MAX_NAME_WORDS = 12  # a name, a place, a date or a code is shorter than this
 _ONE_THING_WORDS = {
     "name", "city", "town", "country", "place", "person", "title", "date", "year", "code", "id", "author",
     "director", "company", "team", "band", "county", "state", "capital", "venue", "label", "publisher", "owner",
+    # a person named by a role: a name, never a sentence
+    "engineer", "architect", "builder", "writer", "singer", "composer", "actor", "actress", "founder", "designer",
+    "producer", "manager", "captain", "coach", "president", "chair", "chairman", "proposer", "player", "winner",
+    "creator", "inventor", "painter", "poet", "novelist", "lyricist", "songwriter", "editor", "host", "mayor",
 }  # fmt: skip
 
 
