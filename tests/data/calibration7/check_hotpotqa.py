@@ -72,7 +72,11 @@ def check(cases: Path = CASES) -> list[str]:
         labels[case.get("label")] += 1
         if not str(case.get("id", "")).startswith("v7-hp-"):
             problems.append(f"{where}: id must start with v7-hp-")
-        if case.get("label") not in ("right", "wrong") or case.get("source") != "hotpotqa" or case.get("split") != "test":
+        if (
+            case.get("label") not in ("right", "wrong")
+            or case.get("source") != "hotpotqa"
+            or case.get("split") != "test"
+        ):
             problems.append(f'{where}: bad label/source, or split is not "test" (the set is a holdout)')
         if "context" in case:
             context = case["context"]
