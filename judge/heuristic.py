@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 from collections.abc import Iterator
+from decimal import Decimal
 from functools import lru_cache
 from typing import Any
 
@@ -712,6 +713,28 @@ def _number_slip(value: float, context: str) -> str | None:
         return f"{value!r} is not in the context, but {float(halves[0])!r} is: the fraction dropped?"
     if isinstance(value, int) and 0 <= value < 60 and re.search(rf"^\[\d+:{value:02d}\] ", context, re.M):
         return f"{value!r} is found only in the transcript's timestamps, which are no evidence"
+    return _percent_slip(value, context)
+
+
+_PERCENT_AFTER = re.compile(r"\s?(?:%|percent\b|per cent\b)", re.IGNORECASE)
+
+
+def _percent_slip(value: float, context: str) -> str | None:
+    """A fraction ten times too small or too large for a percentage the context gives: 0.023 or 2.3 where it says
+    "23 percent" (0.23)."""
+    if not 0 < abs(value) < 10 or isinstance(value, bool):
+        return None
+    wanted = Decimal(repr(value))
+    for start, end, said, _ in number_mentions(context) if len(context) < 200_000 else ():
+        if not _PERCENT_AFTER.match(context, end) or said == 0:
+            continue
+        if wanted in (said / 1000, said / 10) and wanted != said / 100:
+            written = context[start : end + 8].strip()
+            return f"{value!r} is not in the context, but {written!r} is: {said / 100} as a fraction?"
+    for match in re.finditer(r"(?<![\d.,])\d+(?:\.\d+)?(?=\s?(?:%|percent\b|per cent\b))", context):
+        said = Decimal(match.group())
+        if said and wanted in (said / 1000, said / 10) and wanted != said / 100:
+            return f"{value!r} is not in the context, but {match.group()}% is: {said / 100} as a fraction?"
     return None
 
 
@@ -723,7 +746,7 @@ FLAGGED_DOUBTS = frozenset(
         "number_from_other_phrase", "boolean_against_text", "absent_but_stated", "duplicate_item", "copied_span",
         "speaker_mismatch", "possible_swap", "value_from_other_phrase", "too_few_properties", "scale_dropped",
         "count_mismatch", "letter_not_in_context", "corrected_value", "list_missing_item", "value_from_other_entity",
-        "comparison_against_values",
+        "comparison_against_values", "sign_against_text",
     }
 )  # fmt: skip
 

@@ -38,6 +38,7 @@ from validation.field_checks import (
     key_meaning,
     mentioned,
     narrowed_spans,
+    shape_of,
     window_words,
 )
 from validation.field_hints import hint_for
@@ -212,8 +213,13 @@ class Layout:
         if line.lstrip().startswith("|"):
             column = line[: offset - start].count("|") - 1
             header = self._table_header(start)
-            if header is not None and len(header) == 2 and re.search(r"\d", header[1]) and column == 1:
-                # A table of label | value rows (an invoice's totals): its first row is no header.
+            if (
+                header is not None
+                and len(header) == 2
+                and column == 1
+                and (re.search(r"\d", header[1]) or not any(header))
+            ):
+                # A table of label | value rows (an invoice's totals): its first row, or a blank one, is no header.
                 return line.strip().strip("|").split("|")[0].strip()
             if header is not None and 0 <= column < len(header):
                 return header[column]
@@ -586,7 +592,9 @@ def check_evidence(
         result.grounded += 1
         result.support["located"] += 1
     spans = narrowed_spans(leaves, spans, layout.text)  # a number's place, not its curator's whole quote
-    _check_fields(leaves, spans, layout, anchors, result, explicit=set(evidence), object_strings=object_strings)
+    _check_fields(
+        leaves, spans, layout, anchors, result, explicit=set(evidence), object_strings=object_strings, hints=hints
+    )
 
     def find(value: Any, hint: FieldHint) -> list[tuple[int, int]]:
         found = _occurrences(value, ctx) or _other_readings(value, ctx.raw, hint, ctx.original)
@@ -1100,6 +1108,14 @@ def _under_own_label(leaf: Leaf, start: int, layout: Layout) -> bool:
 _ONE_PAGE = re.compile(r"^(?:#{1,6}\s|\s*\|)|<table", re.MULTILINE | re.IGNORECASE)
 
 
+def _kind(value: Any) -> str:
+    """A number, a date, a clock time or text: which fields could hold a value."""
+    shape = shape_of(value)
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return "number"
+    return {"year": "date", "name": "text", "phrase": "text"}.get(shape, shape)
+
+
 def _better_place(leaf: Leaf, start: int, layout: Layout) -> bool:
     """Is the value also written (on the same line: a table row, a form line) under a label that names its field?
     A line item's amount equals its unit price when one is bought: the locator found the price first."""
@@ -1122,7 +1138,11 @@ def _check_fields(
     result: EvidenceResult,
     explicit: set[str],
     object_strings: dict[str, tuple[str, ...]],
+    hints: dict[str, FieldHint] | None = None,
 ) -> None:
+    def described(leaf: Leaf) -> set[str]:
+        return _words(hint_for(hints, leaf.path, leaf.key).description)
+
     by_parent: dict[str, list[Leaf]] = {}
     for leaf in leaves:
         if leaf.key and leaf.path in spans:
@@ -1150,7 +1170,13 @@ def _check_fields(
             if leaf.path not in explicit and _better_place(leaf, start, layout):
                 continue  # located at the first of its places; another, under its own label, is the one meant
             own = len(_words(leaf.key or "") & label)
-            rivals = [s.key for s in siblings if s is not leaf and len(_words(s.key or "") & label) > own]
+            # Only a sibling that could hold this value: "Total due" names no `due_date` for an amount.
+            alike = [s for s in siblings if s is not leaf and _kind(s.value) == _kind(leaf.value)]
+            rivals = [s.key for s in alike if len(_words(s.key or "") & label) > own]
+            if not rivals and not own and not any(_words(s.key or "") & label for s in alike):
+                # No key names the label ("Total due" for `net_eur`, `gross_eur`): their descriptions may.
+                mine = len(described(leaf) & label)
+                rivals = [s.key for s in alike if len(described(s) & label) > mine]
             if rivals and len(siblings) >= 2:
                 result.doubt(
                     "value_in_wrong_field",

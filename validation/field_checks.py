@@ -46,6 +46,7 @@ from validation.neighbour_checks import (
     check_speaker_topic,
 )
 from validation.readings import (
+    BELOW_ZERO,
     FieldHint,
     carried_unit,
     close,
@@ -248,6 +249,7 @@ def check_field_ties(
             _check_unit(leaf, hint, text, place, doubt, getattr(layout, "original", None))
             _check_hundredths(leaf, hint, text, place, doubt)
             _check_after_point(leaf, text, place, doubt)
+            _check_sign(leaf, hint, text, place, doubt)
             counted = hint.is_count and value in _answer_counts(containers)
             if not counted:  # a count of the answer's own list is computed, not read from any phrase
                 _check_number_phrase(leaf, hint, text, place, doubt, lambda v=value, h=hint: find(v, h))
@@ -437,6 +439,28 @@ def _check_after_point(leaf: LeafLike, text: str, place: tuple[int, int], doubt:
     doubt(
         "scale_dropped",
         f"{value!r} is said after a decimal point ({said[:50]!r}): the digits of a decimal, not a whole number",
+        leaf.path,
+    )
+
+
+_DOWNWARD_FIELD = {"depth", "deep", "below", "drop", "fall", "decline", "loss", "deficit", "decrease", "under"}
+
+
+def _check_sign(leaf: LeafLike, hint: FieldHint, text: str, place: tuple[int, int], doubt: Doubt) -> None:
+    """A positive value written "86 m below sea level" (or below zero) in a field that is not itself a depth: an
+    elevation or temperature below zero is negative."""
+    value = leaf.value
+    if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
+        return
+    if field_words(hint.key) & _DOWNWARD_FIELD:
+        return  # `depth_below_sea_level_m` is positive
+    after = text[place[1] : place[1] + 60]
+    found = BELOW_ZERO.match(after)
+    if found is None:
+        return
+    doubt(
+        "sign_against_text",
+        f"{value!r} is written {text[place[0] : place[1]] + found.group()!r}: below zero, so negative?",
         leaf.path,
     )
 
@@ -687,7 +711,9 @@ def _common_word(word: str, text: str) -> bool:
     """A word capitalised only because a sentence starts with it: a lead-in of quantities ("About 71%"), or a
     word the text also writes in lower case. "Sum" of "Sum 41 is a band" is neither."""
     lowered = word.lower()
-    return lowered in _LEAD_WORDS or re.search(rf"\b{re.escape(lowered)}\b", text) is not None
+    if lowered in _LEAD_WORDS or (len(lowered) >= 5 and lowered.endswith(("ing", "ed"))):
+        return True  # "Lying 155 metres below sea level": a participle leads the sentence
+    return re.search(rf"\b{re.escape(lowered)}\b", text) is not None
 
 
 def _starts_a_sentence(before: str, word: str) -> bool:

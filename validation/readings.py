@@ -1018,11 +1018,23 @@ _FRACTION_WORDS = {"fraction", "share", "proportion", "ratio", "rate", "part", "
 _MINOR_MONEY = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(?:cents?|pence|p)\b", re.IGNORECASE)
 
 
+# What follows a number written below zero: "86 metres below sea level", "12 °C below freezing".
+BELOW_ZERO = re.compile(
+    r"\s*(?:[a-zA-Z°%.′\"]{1,12}\s*){0,2}\(?\s*(?:[\d,.]+\s*[a-z]{1,6}\s*\)?\s*)?(?:below|under)\s+"
+    r"(?:sea[\s-]level|zero|freezing|mean sea level)",
+    re.IGNORECASE,
+)
+
+
 def number_places(value: Decimal, text: str, hint: FieldHint | None = None, stamped: str | None = None) -> list[Place]:
     """Where a number is written another way than its digits, including converted from another unit when its
-    field names one."""
+    field names one, and a negative one as its size "below sea level"."""
     rounding = precision_of(value)
     places: list[Place] = [(s, e, how) for s, e, said, how in number_mentions(text) if close(said, value)]
+    if value < 0:
+        places += [(m.start(), m.end(), "below zero") for m in _PLAIN_NUMBER.finditer(text)
+                   if (n := _number_token(m.group())) is not None and close(n, -value)
+                   and BELOW_ZERO.match(text, m.end())]  # fmt: skip
     places += _rounded_places(value, text)
     if hint is not None and hint.words & {"percent", "percentage", "pct"} and value > 1:
         places += [(s, e, how) for s, e, said, how in number_mentions(text) if close(said * 100, value)]
