@@ -205,3 +205,68 @@ def test_an_article_named_by_its_persons_surname_is_the_records() -> None:
                   {**evidence, "$.mozart_birth_date": {"kind": "normalised", "quote": "31 March 1732"}},
                   question=question)  # fmt: skip
     assert ("value_from_other_entity", "$.mozart_birth_date") in issues(wrong)
+
+
+# ---- wrong families these readings must not let through ----------------------------------------------------------
+
+LOWEST = (
+    "Death Valley\nIts Badwater Basin is the lowest point in North America, at 86 metres below sea level.\n\n"
+    "Lake Assal\nLying 155 metres below sea level, Lake Assal is the lowest point on land in Africa."
+)
+
+
+def test_a_value_below_sea_level_is_negative() -> None:
+    right = check({"badwater_elevation_m": -86, "assal_elevation_m": -155, "lower_point": "Lake Assal"}, LOWEST)
+    assert not {code for code, _ in issues(right)} & {
+        "sign_against_text",
+        "ungrounded_value",
+        "number_from_other_phrase",
+    }
+    wrong = check({"badwater_elevation_m": 86, "assal_elevation_m": -155, "lower_point": "Lake Assal"}, LOWEST)
+    assert ("sign_against_text", "$.badwater_elevation_m") in issues(wrong)
+    depth = check({"badwater_depth_below_sea_level_m": 86, "assal_elevation_m": -155, "lower_point": "Lake Assal"},
+                  LOWEST)  # fmt: skip
+    assert ("sign_against_text", "$.badwater_depth_below_sea_level_m") not in issues(depth)  # a depth is positive
+
+
+def test_a_fraction_ten_times_off_its_percentage_is_a_slip() -> None:
+    text = "Switzerland\nAbout 23 percent of the Swiss speak French as their main language; 62% speak German."
+    assert near_miss(0.023, text) is not None
+    assert near_miss(2.3, text) is not None
+    assert near_miss(0.23, text) is None  # the fraction
+    assert near_miss(0.62, text) is None
+
+
+TOTALS = (
+    "# INVOICE\n\n| Pos. | Description | Qty | Unit price | Total |\n|---|---|---|---|---|\n"
+    "| 1 | Counter top | 1 | 1.974,00 € | 1.974,00 € |\n\n| | |\n|---|---|\n| Nettobetrag / Net amount | 1.974,00 € |\n"
+    "| zzgl. 19 % USt / VAT 19 % | 375,06 € |\n| **Rechnungsbetrag / Total due** | **2.349,06 €** |\n\n"
+    "| Fällig bis / Due date | 11.04.2025 |\n"
+)
+
+
+def test_a_label_value_table_with_a_blank_header_names_its_rows() -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "net_eur": {"type": "number", "description": "amount before VAT in euros"},
+            "gross_eur": {"type": "number", "description": "amount due including VAT in euros"},
+            "due_date": {"type": "string", "description": "payment due date, ISO"},
+        },
+    }
+    right = check({"net_eur": 1974.0, "gross_eur": 2349.06, "due_date": "2025-04-11"}, TOTALS, schema=schema)
+    assert "value_in_wrong_field" not in {code for code, _ in issues(right)}
+    wrong = check({"net_eur": 2349.06, "gross_eur": 1974.0, "due_date": "2025-04-11"}, TOTALS, schema=schema)
+    assert ("value_in_wrong_field", "$.net_eur") in issues(wrong)
+
+
+def test_a_sentence_pasted_as_a_person_named_by_role_is_a_copy() -> None:
+    text = (
+        "Millau Viaduct\nIt was designed by the French structural engineer Michel Virlogeux together with the British "
+        "architect Norman Foster, and built by the Eiffage group."
+    )
+    right = check({"structural_engineer": "Michel Virlogeux", "architect": "Norman Foster", "builder": "Eiffage"}, text)
+    assert "copied_span" not in {code for code, _ in issues(right)}
+    pasted = text.split("\n", 1)[1]
+    wrong = check({"structural_engineer": pasted, "architect": "Norman Foster", "builder": "Eiffage"}, text)
+    assert ("copied_span", "$.structural_engineer") in issues(wrong)
