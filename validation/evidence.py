@@ -764,6 +764,8 @@ def _check_given(
         return place
     if isinstance(value, str) and _spoken_by(context, start, value) and _about_field(quote, hint.key):
         return place  # a speaker field quoting what that speaker said ("I WRITE THE FINAL REPORT" for its writer)
+    if isinstance(value, str) and _introduced(context, start, end, value):
+        return place  # "OUR TREASURER IS GONNA TAKE US THROUGH THE NUMBERS" and the next speaker takes the floor
     if matches_normalised(value, quote) or quote_supports(value, quote, hint):
         return place  # a normalisation quoted as a span: fine, it is the same place
     if isinstance(value, str) and any(start <= s and e <= end for s, e, _ in date_places(value, context)):
@@ -854,6 +856,30 @@ def _spoken_by(context: str, offset: int, label: str) -> bool:
     line_start = context.rfind("\n", 0, offset) + 1
     match = _UTTERANCE.match(context, line_start)
     return match is not None and match.group(1) == label.strip()
+
+
+_ROLE_INTRODUCED = re.compile(
+    r"\b(?:OUR|THE|MY|YOUR)\s+(?:TREASURER|SECRETARY|CHAIR(?:MAN|WOMAN|PERSON)?|PRESIDENT|MANAGER|LEAD|DESIGNER|"
+    r"ENGINEER|EXPERT|COORDINATOR|FACILITATOR|ACCOUNTANT|ORGANI[SZ]ER|CAPTAIN|COACH|DIRECTOR)\b",
+    re.IGNORECASE,
+)
+
+
+def _introduced(context: str, start: int, end: int, label: str) -> bool:
+    """A speaker named by a role in another's words ("OUR TREASURER IS GONNA TAKE US THROUGH THE NUMBERS") who
+    takes the floor next: the first other speaker in the two utterances after the quote is `label`."""
+    quote = context[start:end]
+    if not _ROLE_INTRODUCED.search(quote) or _spoken_by(context, start, label):
+        return False
+    at = context.find("\n", end)
+    for _ in range(2):
+        if at < 0:
+            return False
+        match = _UTTERANCE.match(context, at + 1)
+        if match is not None and not _spoken_by(context, start, match.group(1)):
+            return match.group(1) == label.strip()
+        at = context.find("\n", at + 1)
+    return False
 
 
 _WHO_WORDS = {"by", "who", "speaker", "person", "participant", "said", "name", "owner"}

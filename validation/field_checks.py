@@ -1369,6 +1369,7 @@ def _check_other_phrase(
         if any(
             affinity(window_words(text, start, end, before=_NEAR_BEFORE, after=_NEAR_AFTER, inside=True), own)
             or affinity(field_words(cell_header(text, start) or ""), own)  # a table cell: its column's header
+            or affinity(_subject_words(layout, start), own)
             for start, end in about
         ):
             continue
@@ -1385,6 +1386,18 @@ def _check_other_phrase(
                 f"{text[start:end]!r} in the same sentence does ({text[max(0, start - 30) : end + 20].strip()!r})",
                 leaf.path,
             )
+
+
+def _subject_words(layout: LayoutLike, offset: int) -> set[str]:
+    """The first words of a short sentence's clause that holds a number: its subject ("Unit tests tasks are run to a
+    maximum of 100 steps")."""
+    if layout.is_transcript:
+        return set()
+    sentence = layout.sentence(offset)
+    at = layout.text.rfind(sentence[:20], 0, offset + 1) if sentence else -1
+    if at < 0 or offset - at > 70 or re.search(r"[,;:]", layout.text[at:offset]):
+        return set()
+    return set(field_words(" ".join(re.findall(r"[A-Za-z]+", layout.text[at:offset])[:3])))
 
 
 _NEAR_BEFORE, _NEAR_AFTER = 28, 20  # characters around a number that say what it counts ("27 km in circumference")

@@ -913,6 +913,11 @@ def _demonyms() -> tuple[dict[str, tuple[str, ...]], dict[str, tuple[str, ...]]]
             by_name[spelled.lower()] = by_name.get(spelled.lower(), ()) + adjectives
         for word in adjectives:
             by_adjective.setdefault(word.lower(), []).extend(names)
+    # The nations of the United Kingdom, which countryinfo lists as one country ("English" for England).
+    for name, adjective in (("England", "English"), ("Scotland", "Scottish"), ("Wales", "Welsh"),
+                            ("Northern Ireland", "Northern Irish")):  # fmt: skip
+        by_name[name.lower()] = (adjective,)
+        by_adjective.setdefault(adjective.lower(), []).append(name)
     return by_name, {word: tuple(names) for word, names in by_adjective.items()}
 
 
@@ -951,6 +956,26 @@ def demonym_places(value: str, text: str) -> list[Place]:
     return [(m.start(), m.end(), "demonym") for m in re.finditer(rf"(?<![\w-])(?:{pattern})(?!\w)", text, re.I)][:16]
 
 
+# Characters OCR reads for one another: a code or model name "GPT-4o" printed as "GPT-40".
+_OCR_CONFUSED = {"0": "0Oo", "o": "0Oo", "O": "0Oo", "1": "1lI|", "l": "1lI|", "I": "1lI|", "5": "5S", "S": "5S",
+                 "8": "8B", "B": "8B"}  # fmt: skip
+
+
+def ocr_slip_places(value: str, text: str) -> list[Place]:
+    """Where a code mixing letters and digits is printed with one character OCR confuses ("GPT-40" for the curator's
+    corrected "GPT-4o"): at most one such slip, and never in a value of digits alone (a number's digits are its
+    meaning)."""
+    if not (4 <= len(value) <= 40 and re.search(r"\d", value) and re.search(r"[A-Za-z]", value)):
+        return []
+    pattern = "".join(f"[{re.escape(_OCR_CONFUSED[c])}]" if c in _OCR_CONFUSED else re.escape(c) for c in value)
+    places = []
+    for match in re.finditer(rf"(?<![\w-]){pattern}(?![\w-])", text):
+        slips = sum(a != b for a, b in zip(match.group(), value, strict=True))
+        if slips == 1:
+            places.append((match.start(), match.end(), "OCR slip"))
+    return places
+
+
 def string_places(value: str, text: str) -> list[Place]:
     """Where a string is written another way: without diacritics, as an abbreviation or its expansion, as a
     currency word for an ISO code, as a decade or a clock time."""
@@ -976,6 +1001,9 @@ def string_places(value: str, text: str) -> list[Place]:
         places = demonym_places(stripped, text)
         if places:
             return places
+    places = ocr_slip_places(stripped, text)
+    if places:
+        return places
     initials = _initials(stripped)
     if initials and len(initials) >= 2:
         places += [(m.start(), m.end(), "abbreviation") for m in re.finditer(rf"\b{re.escape(initials)}\b", text)]
