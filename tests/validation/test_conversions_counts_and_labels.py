@@ -270,3 +270,43 @@ def test_a_sentence_pasted_as_a_person_named_by_role_is_a_copy() -> None:
     pasted = text.split("\n", 1)[1]
     wrong = check({"structural_engineer": pasted, "architect": "Norman Foster", "builder": "Eiffage"}, text)
     assert ("copied_span", "$.structural_engineer") in issues(wrong)
+
+
+def test_a_code_printed_with_one_ocr_confused_character_is_its_reading() -> None:
+    page = "## Setup\nAll agents use GPT-40 as their model; the baseline is GPT-4."
+    right = check({"model": "GPT-4o", "baseline": "GPT-4", "section": "Setup"}, page, {"$.model": "GPT-40"})
+    assert ("evidence_unverified", "$.model") not in issues(right)
+    wrong = check({"model": "GPT-4.5", "baseline": "GPT-4", "section": "Setup"}, page, {"$.model": "GPT-40"})
+    assert ("evidence_unverified", "$.model") in issues(wrong)
+
+
+def test_a_speaker_introduced_by_role_who_takes_the_floor_next() -> None:
+    talk = (
+        "[0:10] FEB101: THREE THINGS ON THE LIST\n[0:16] FEB101: OUR TREASURER IS GONNA TAKE US THROUGH THE NUMBERS\n"
+        "[0:19] MEB102: THANKS UM\n[0:21] MEB102: SO THE BALANCE WAS FORTY ONE THOUSAND\n[0:31] FEB103: THAT'S THE ROOF"
+    )
+    quote = {"$.presented_by": "OUR TREASURER IS GONNA TAKE US THROUGH THE NUMBERS"}
+    right = check({"presented_by": "MEB102", "balance_eur": 41000, "chair": "FEB101"}, talk, quote)
+    assert ("evidence_unverified", "$.presented_by") not in issues(right)
+    wrong = check({"presented_by": "FEB103", "balance_eur": 41000, "chair": "FEB101"}, talk, quote)
+    assert ("evidence_unverified", "$.presented_by") in issues(wrong)
+
+
+def test_a_nation_of_the_uk_given_for_its_adjective() -> None:
+    text = "John Smith\nJohn Smith was an English actor.\n\nErnest Shackleton\nShackleton was an Anglo-Irish explorer."
+    right = check({"actor": "John Smith", "country": "England", "explorer": "Ernest Shackleton"}, text)
+    assert ("ungrounded_value", "$.country") not in issues(right)
+    wrong = check({"actor": "John Smith", "country": "Wales", "explorer": "Ernest Shackleton"}, text)
+    assert ("ungrounded_value", "$.country") in issues(wrong)  # "Welsh" is never written
+
+
+def test_a_number_whose_sentence_starts_with_its_fields_words() -> None:
+    page = (
+        "## Baselines\nResults across all 10 unit test tasks are averaged over 5 seeds. Easy tasks are run to a "
+        "maximum of 100 steps. Unit tests tasks are run to a maximum of 100 steps."
+    )
+    right = check({"max_steps": {"easy": 100, "unit_test": 100}, "seeds": 5, "section": "Baselines"}, page)
+    assert ("value_from_other_phrase", "$.max_steps.unit_test") not in issues(right)
+    other = page.replace("Unit tests tasks are run to a maximum of 100 steps.", "Other runs stop at 100 steps.")
+    wrong = check({"max_steps": {"easy": 100, "unit_test": 100}, "seeds": 5, "section": "Baselines"}, other)
+    assert ("value_from_other_phrase", "$.max_steps.unit_test") in issues(wrong)
