@@ -237,7 +237,7 @@ def check_field_ties(
             sibling_values.setdefault(leaf.parent, {})[leaf.key] = leaf.value
     object_names: dict[str, list[str]] = {}  # an object's own names: another object's say nothing of its nulls
     for leaf in leaves:
-        if isinstance(leaf.value, str) and leaf.parent != "$":
+        if isinstance(leaf.value, str):
             object_names.setdefault(leaf.parent, []).append(leaf.value)
     for leaf in leaves:
         hint = hint_for(hints, leaf.path, leaf.key)
@@ -263,7 +263,8 @@ def check_field_ties(
         if isinstance(value, bool):
             _check_boolean(leaf, hint, layout, spans, doubt)
         if value is None or value == []:
-            own_names = names if leaf.parent == "$" else [n for n in object_names.get(leaf.parent, ()) if n in names]
+            # An object's own names: a nested object's (an emergency contact's) say nothing of the root's nulls.
+            own_names = [n for n in object_names.get(leaf.parent, ()) if n in names]
             taken = {  # the same field's values in the other objects: a clause stating one is about that object
                 n
                 for o in leaves
@@ -271,7 +272,7 @@ def check_field_ties(
             }
             _check_absent(leaf, hint, layout, doubt, own_names, taken) or _check_absent_date(
                 leaf, hint, layout, leaves, doubt
-            )
+            ) or _check_absent_deadline(leaf, hint, layout, leaves, spans, doubt)
         if isinstance(value, str):
             _check_copy(leaf, hint, text, doubt)
             _check_letters(leaf, layout, doubt)
@@ -966,6 +967,61 @@ def _check_absent_date(leaf: LeafLike, hint: FieldHint, layout: LayoutLike, leav
     return False
 
 
+_DEADLINE_SAID = re.compile(
+    r"\b(?:by|before|until|till|due)\s+(?:the\s+)?(?:(?:end|start|beginning|middle)\s+of\s+(?:the\s+)?)?(?:next\s+)?"
+    r"(?:week|month|monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|tonight|\d{1,2}(?:st|nd|rd|th)?\b|"
+    r"(?:first|second|third|fourth|fifth|tenth|twentieth|thirtieth|fifteenth)\b|"
+    r"january|february|march|april|may|june|july|august|september|october|november|december)",
+    re.IGNORECASE,
+)
+
+
+def _check_absent_deadline(
+    leaf: LeafLike,
+    hint: FieldHint,
+    layout: LayoutLike,
+    leaves: list[Any],
+    spans: dict[str, tuple[int, int]],
+    doubt: Doubt,
+) -> bool:
+    """An action's deadline given as not stated, while the line that assigns the action says "BY THE END OF
+    NOVEMBER": the object's other values (its task) are located on that line."""
+    if leaf.parent == "$" or not field_words(hint.key) & {"deadline", "due", "when", "date", "by"}:
+        return False
+    for other in leaves:
+        if other.parent != leaf.parent or other.path not in spans or not isinstance(other.value, str):
+            continue
+        line_start, line_end = layout.line(spans[other.path][0])
+        said = _DEADLINE_SAID.search(layout.text, line_start, line_end)
+        if said is not None:
+            doubt(
+                "absent_but_stated",
+                f"given as not stated, but the line of its {other.key!r} says {said.group()!r}",
+                leaf.path,
+            )
+            return True
+    return False
+
+
+_MONTH_NAMES = "january|february|march|april|may|june|july|august|september|october|november|december"
+
+
+def _labelled_value(words: set[str], text: str, offset: int) -> re.Match[str] | None:
+    """A form's "Telephone: 0161 496 0732" (or "| Telephone | 0161 ... |"): the field's word as a label with a
+    value after it on its line. A blank, a dash or "n/a" states nothing."""
+    line_start = text.rfind("\n", 0, offset) + 1
+    line_end = text.find("\n", offset)
+    line = text[line_start : line_end if line_end >= 0 else len(text)]
+    line = re.sub(r"<[^>]{1,40}>", " ", re.sub(r"</t[dh]>\s*<t[dh][^>]{0,40}>", " | ", line))  # an HTML row
+    label = re.match(r"\s*[|*#-]*\s*(?P<label>[^:|]{1,40}?)\s*\**\s*[:|]\s*\**\s*(?P<value>[^|]*)", line)
+    if label is None or not field_words(label.group("label")) & words:
+        return None
+    value = label.group("value").strip(" *_|")
+    if not value or re.fullmatch(r"[-–—_.\s]*|n/?a|none|not given|unknown|\[\s*\]", value, re.IGNORECASE):
+        return None
+    return label
+
+
 # The text saying that it does not know a value: the `absent` claim is the text's own.
 _UNKNOWN = re.compile(
     r"\b(?:(?:is|are|was|were|remains?|has|have|had)\s+(?:not\s+|never\s+)?(?:been\s+)?"
@@ -999,10 +1055,11 @@ def _check_absent(
             counted = clause if "year" in field_words(hint.key) else _YEARS.sub(" ", clause)  # "a 1998 novel"
             stated = re.search(r"\d", counted) or (layout.is_transcript and _spelled_in(clause))
         elif hint.is_time or "deadline" in words or "date" in hint.words:
-            stated = re.search(r"\d|\b(?:monday|tuesday|wednesday|thursday|friday|tomorrow|tonight|next week)\b",
+            stated = re.search(r"\d|\b(?:monday|tuesday|wednesday|thursday|friday|tomorrow|tonight|next week|"
+                               r"(?:end|start|beginning|middle) of (?:the )?(?:week|month|" + _MONTH_NAMES + r"))\b",
                                clause, re.IGNORECASE)  # fmt: skip
         else:
-            stated = None
+            stated = _labelled_value(words, layout.text, offset)
         if stated:
             doubt(
                 "absent_but_stated",
@@ -1369,7 +1426,7 @@ def _check_other_phrase(
         if any(
             affinity(window_words(text, start, end, before=_NEAR_BEFORE, after=_NEAR_AFTER, inside=True), own)
             or affinity(field_words(cell_header(text, start) or ""), own)  # a table cell: its column's header
-            or affinity(_subject_words(layout, start), own)
+            or _subject_names(_subject_words(layout, start), own)
             for start, end in about
         ):
             continue
@@ -1398,6 +1455,14 @@ def _subject_words(layout: LayoutLike, offset: int) -> set[str]:
     if at < 0 or offset - at > 70 or re.search(r"[,;:]", layout.text[at:offset]):
         return set()
     return set(field_words(" ".join(re.findall(r"[A-Za-z]+", layout.text[at:offset])[:3])))
+
+
+def _subject_names(subject: set[str], own: set[str]) -> bool:
+    """Does a sentence's subject name the field: two of its words (one for a field of one), "unit tests" for
+    `unit_test`, not "The film" for `feature_films_edited`."""
+    stems = {w[:4] for w in own if len(w) >= 3}
+    named = {w[:4] for w in subject} & stems
+    return bool(stems) and len(named) >= min(2, len(stems))
 
 
 _NEAR_BEFORE, _NEAR_AFTER = 28, 20  # characters around a number that say what it counts ("27 km in circumference")
