@@ -310,3 +310,35 @@ def test_a_number_whose_sentence_starts_with_its_fields_words() -> None:
     other = page.replace("Unit tests tasks are run to a maximum of 100 steps.", "Other runs stop at 100 steps.")
     wrong = check({"max_steps": {"easy": 100, "unit_test": 100}, "seeds": 5, "section": "Baselines"}, other)
     assert ("value_from_other_phrase", "$.max_steps.unit_test") in issues(wrong)
+
+
+FORM = (
+    "## Volunteer Registration Form\n\n<table>\n<tr><td>Full name</td><td>OKONKWO, Adaeze N.</td></tr>\n"
+    "<tr><td>Telephone</td><td>0161 496 0732</td></tr>\n<tr><td>Fax</td><td>—</td></tr>\n</table>\n\n"
+    "Emergency contact: Chidi Okonkwo (brother)"
+)
+
+
+def test_a_null_for_a_value_a_form_fills_in_is_stated() -> None:
+    truth = {"telephone": None, "fax": None, "emergency_contact": {"name": "Chidi Okonkwo", "relation": "brother"}}
+    found = issues(check(truth, FORM, {"$.telephone": "absent", "$.fax": "absent"}))
+    assert ("absent_but_stated", "$.telephone") in found
+    assert ("absent_but_stated", "$.fax") not in found  # a dash fills in nothing
+
+
+def test_a_deadline_said_on_the_line_that_assigns_the_action() -> None:
+    talk = (
+        "[2:20] FEA012: RIGHT ACTIONS\n[2:22] FEA012: TOM YOU'LL BOOK HARTLEY AND PAY THE DEPOSIT\n[2:26] MEB020: YEP\n"
+        "[2:27] FEA012: AND SARAH CAN YOU UPDATE THE MEMBERSHIP FORMS BY THE END OF NOVEMBER\n[2:32] FEC031: WILL DO"
+    )
+    truth = {
+        "actions": [
+            {"task": "BOOK HARTLEY AND PAY THE DEPOSIT", "deadline": None},
+            {"task": "UPDATE THE MEMBERSHIP FORMS", "deadline": None},
+        ],
+        "assigned_by": "FEA012",
+        "count": 2,
+    }
+    found = issues(check(truth, talk))
+    assert ("absent_but_stated", "$.actions[1].deadline") in found
+    assert ("absent_but_stated", "$.actions[0].deadline") not in found
