@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from authoring import loopback_webhooks, server_guard
+from core.stop_signals import Terminated, stop_on_signals
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_PORT = 8080
@@ -370,7 +371,7 @@ def main(argv: list[str] | None = None) -> int:
     print("Press Ctrl-C to stop it.")
     try:
         # Ctrl-C, SIGTERM or SIGHUP is how this command is meant to end: the server is stopped, exit 0.
-        with contextlib.suppress(server_guard.Terminated, KeyboardInterrupt), server_guard.terminate_on_signals():
+        with contextlib.suppress(Terminated, KeyboardInterrupt), stop_on_signals():
             server.serve_until_interrupted()
     finally:
         server.stop()

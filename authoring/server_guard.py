@@ -3,7 +3,7 @@
 Three guards, because no one of them covers every way the toolkit can end:
 
 - the server runs in its own process group, and `LabelStudioServer.stop()` stops the whole group (normal
-  exit, an exception, and SIGINT/SIGTERM/SIGHUP, which `terminate_on_signals` turns into an exception);
+  exit, an exception, and SIGINT/SIGTERM/SIGHUP, which `core.stop_signals` turns into an exception);
 - on Linux the server is asked to receive SIGTERM when the toolkit dies (`prctl(PR_SET_PDEATHSIG)`), which
   covers SIGKILL of the toolkit;
 - the server's process group is recorded in `<data dir>/server.pid`; the next start in the same data dir
@@ -19,45 +19,13 @@ import json
 import os
 import signal
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from types import FrameType
 
 from core.processes import group_alive, process_alive
 
 PID_FILENAME = "server.pid"
 _PR_SET_PDEATHSIG = 1
-
-
-class Terminated(SystemExit):
-    """The toolkit got SIGTERM/SIGHUP: unwinds like an exception, so every `finally` (the server's stop) runs."""
-
-    def __init__(self, signum: int) -> None:
-        super().__init__(128 + signum)
-        self.signum = signum
-
-
-def _raise_terminated(signum: int, frame: FrameType | None) -> None:
-    raise Terminated(signum)
-
-
-@contextmanager
-def terminate_on_signals() -> Iterator[None]:
-    """While the block runs, SIGTERM and SIGHUP raise `Terminated` instead of ending the process at once
-    (Python's default for them skips every `finally`). SIGINT already raises KeyboardInterrupt."""
-    signals = [signal.SIGTERM, signal.SIGHUP]
-    try:
-        previous = {sig: signal.signal(sig, _raise_terminated) for sig in signals}
-    except ValueError:  # not the main thread: signals cannot be caught here, nothing to restore
-        yield
-        return
-    try:
-        yield
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
 
 
 def die_with_parent() -> None:

@@ -12,7 +12,6 @@ from pydantic import ValidationError
 
 from authoring.labelstudio.client import LabelStudioError
 from authoring.server import LabelStudioServerError
-from authoring.server_guard import Terminated, terminate_on_signals
 from build_split import exit_codes
 from build_split.errors import explain_failure
 from build_split.options import RunOptions
@@ -23,6 +22,7 @@ from core.parallel import WorkerFailed
 from core.progress import set_output
 from core.redaction import redact, register_secret
 from core.sources import ENTRY_POINT_GROUP, source_names, sources
+from core.stop_signals import Terminated, stop_on_signals, stop_received
 from core.store import STORE_FILENAME, Store, WorkspaceBusyError, WorkspaceError
 from exports.hub import TARGET_HELP, HubUnavailableError, PublishError
 from exports.release import ReleaseError
@@ -356,11 +356,17 @@ def main(argv: list[str] | None = None) -> int:
             print(f"error: {where}{visible(redact(message))}", file=sys.stderr)
         return 2
     try:
-        with terminate_on_signals():  # SIGTERM/SIGHUP unwind like Ctrl-C: a started Label Studio is stopped
+        with stop_on_signals():  # SIGTERM/SIGHUP unwind like Ctrl-C: a started Label Studio is stopped
             return _run_command(args, options)
     except Terminated as stop:
         # Every `finally` has run (a started Label Studio is stopped); what was committed is kept.
         return stopped_by(stop.signum)
+    except Exception:
+        signum = stop_received()
+        if signum is None:
+            raise
+        # The stop came during a DuckDB query, which reports it as "Query interrupted": a stop, not a crash.
+        return stopped_by(signum)
 
 
 def stopped_by(signum: int) -> int:
@@ -406,9 +412,13 @@ def _run_command(args: argparse.Namespace, options: RunOptions) -> int:
         LLMError,  # e.g. no key for the Gemini client: the message says what to set
         WorkerFailed,  # a worker process died: the message says what is kept and what to do
     ) as exc:
+        if stop_received() is not None:
+            raise  # a failure the stop caused (its workers got the signal too): reported as the stop
         print(f"error: {visible(redact(str(exc)))}", file=sys.stderr)
         return 2
     except (WorkspaceError, duckdb.Error, OSError) as exc:
+        if stop_received() is not None:
+            raise
         print(f"error: {visible(redact(explain_failure(exc, options.workspace)))}", file=sys.stderr)
         return 2
     for line in summary.failure_lines():

@@ -89,21 +89,28 @@ def map_batches(
         return
     context = multiprocessing.get_context("forkserver")  # no fork of a process holding DuckDB's threads
     context.set_forkserver_preload(_PRELOAD)
+    pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_die_with, initargs=(os.getpid(),))
     try:
-        with ProcessPoolExecutor(workers, mp_context=context, initializer=_die_with, initargs=(os.getpid(),)) as pool:
-            in_flight: deque[tuple[Sequence[T], Iterator[R]]] = deque()
-            for batch in batches:
-                chunk = max(1, len(batch) // (workers * 4))  # a few chunks per worker evens out slow records
-                in_flight.append((batch, pool.map(work, batch, chunksize=chunk)))  # submitted now, read later
-                if len(in_flight) > 1:
-                    done, results = in_flight.popleft()
-                    yield done, list(results)
-            while in_flight:
+        in_flight: deque[tuple[Sequence[T], Iterator[R]]] = deque()
+        for batch in batches:
+            chunk = max(1, len(batch) // (workers * 4))  # a few chunks per worker evens out slow records
+            in_flight.append((batch, pool.map(work, batch, chunksize=chunk)))  # submitted now, read later
+            if len(in_flight) > 1:
                 done, results = in_flight.popleft()
                 yield done, list(results)
+        while in_flight:
+            done, results = in_flight.popleft()
+            yield done, list(results)
     except BrokenProcessPool as exc:
+        pool.shutdown(wait=False, cancel_futures=True)
         raise WorkerFailed(
             f"a worker process stopped unexpectedly ({exc}); the batches committed before it are kept. Run again, "
             f"or set {WORKERS_ENV}=0 to work in one process (a script that runs the stages itself needs an "
             '`if __name__ == "__main__":` guard)'
         ) from exc
+    except BaseException:
+        # A stop (Ctrl-C, SIGTERM) or the caller's error: the batches queued behind are dropped, not worked
+        # through first (a plain `with` would wait for all of them before the run could end).
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    pool.shutdown(wait=True)

@@ -16,6 +16,7 @@ from core.gc_tuning import fewer_collections
 from core.models import RecordState
 from core.parallel import map_batches, worker_count
 from core.progress import progress
+from core.stop_signals import raise_if_stopped
 from core.store import RecordRow, StateChange, Store
 
 # (the record's move, the outcome to count), or (None, why the stored row cannot be read back).
@@ -41,6 +42,7 @@ def run_row_stage(
     counts: Counter[str] = Counter()
     with progress(total, label) as bar, fewer_collections():
         for chunk, results in map_batches(work, rows, workers):
+            raise_if_stopped()  # a stop swallowed by a query ("Query interrupted") ends the stage here
             changes = []
             for row, (change, outcome) in zip(chunk, results, strict=True):
                 if change is None:

@@ -29,6 +29,7 @@ from core.evidence import parse_evidence_map
 from core.limits import check_nesting
 from core.models import Provenance, Reason, Record, SourceItem, SourceName, utcnow
 from core.sources import source_order
+from core.stop_signals import raise_if_stopped
 from core.verdicts import JudgeVerdict, ValidationReport
 from judge.base import Judge
 from judge.gate import decide
@@ -269,6 +270,7 @@ def each_judged(judge: Judge, threshold: int) -> VerdictsFn:
             try:
                 yield position, judge.judge(record, report, threshold)
             except Exception as exc:  # a judge failure is the case's outcome, never a lost case
+                raise_if_stopped()  # a Ctrl-C seen as a failure is not a judge failure
                 yield position, exc
 
     return verdicts

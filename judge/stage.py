@@ -17,6 +17,7 @@ from core.gc_tuning import fewer_collections
 from core.models import Reason, Record, RecordState, utcnow
 from core.progress import progress
 from core.row_stage import run_row_stage
+from core.stop_signals import raise_if_stopped
 from core.store import RecordRow, StateChange, Store, StoredRecord
 from core.store_rows import parse_error_summary, payload_json
 from core.verdicts import JudgeVerdict, ValidationReport
@@ -64,6 +65,7 @@ def run_judging(
         total = sum(store.count_in_state(source, state) for state in WAITING)
     with progress(total, f"judge ({judge.name})") as bar, fewer_collections():
         for chunk in chunks:
+            raise_if_stopped()
             changes = []
             for item in chunk:
                 report = ValidationReport.model_validate(item.validation or {"passed": True})
@@ -83,6 +85,7 @@ def _decide(
     try:
         verdict = judge.judge(record, report, threshold)
     except Exception as exc:  # a judge failure must never lose the record
+        raise_if_stopped()  # unless it is a Ctrl-C or SIGTERM seen as a failure (DuckDB's "Query interrupted")
         code = getattr(exc, "code", None)  # a JudgeFailed names its kind of failure
         code = code if isinstance(code, str) and code else "judge_error"
         reason = Reason(stage=STAGE, code=code, message=f"{type(exc).__name__}: {exc}")

@@ -38,12 +38,13 @@ def test_workers_die_with_the_run(tmp_path: Path, how: signal.Signals) -> None:
     env = {**os.environ, "SOB_WORKERS": "2", "PYTHONPATH": str(REPO)}
     env.pop("GEMINI_API_KEY", None)
     env.pop("GOOGLE_API_KEY", None)
+    log = tmp_path / "stderr.log"  # what the run said, shown if it does not end
     run = subprocess.Popen(
         [sys.executable, "-m", "build_split", "--source", "hotpotqa", "--workspace", tmp_path / "ws", "--sample"],
         cwd=REPO,
         env=env,
         stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+        stderr=log.open("w"),
         start_new_session=True,  # its session holds the run and everything it starts
     )
     session = run.pid
@@ -58,7 +59,12 @@ def test_workers_die_with_the_run(tmp_path: Path, how: signal.Signals) -> None:
         started = session_processes(session, run.pid)
         assert started, "no worker process was seen"
         os.kill(run.pid, how)
-        run.wait(timeout=30)
+        try:
+            run.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.kill(run.pid, signal.SIGUSR1)  # faulthandler: where each of its threads waits
+            time.sleep(1)
+            pytest.fail(f"the run did not end 30 s after {how.name}; it said:\n{log.read_text()[-6000:]}")
         left = started
         until = time.monotonic() + 10
         while left and time.monotonic() < until:
