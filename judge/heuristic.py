@@ -29,7 +29,14 @@ from judge.rubric import RUBRIC_VERSION, dimensions_for
 from validation.evidence import places_of
 from validation.field_checks import shape_of
 from validation.grounding import fold, normalize_text
-from validation.readings import date_places, number_mentions, spelled_number, string_places
+from validation.readings import (
+    conversion_supports,
+    date_places,
+    field_hint,
+    number_mentions,
+    spelled_number,
+    string_places,
+)
 
 VERSION = f"heuristic-3/rubric-{RUBRIC_VERSION}"
 YES = {"yes", "true", "y"}
@@ -108,6 +115,18 @@ def _spelled(text: str) -> list[float]:
     """A seed answer that is a number in words ("seven", "twelve and a half")."""
     value = spelled_number(text) if text.strip() and len(text.split()) <= 6 else None
     return [float(value)] if value is not None else []
+
+
+def _converted_at(answer: str, values: list[tuple[str, Any]]) -> str | None:
+    """The path of a number whose field names a unit that the seed answer's quantity converts to ("11.6
+    kilometres" as `length_miles` 7.2), if one does."""
+    for path, leaf in values:
+        if isinstance(leaf, int | float) and not isinstance(leaf, bool):
+            key = re.sub(r"\[\d+\]", "", path).rsplit(".", 1)[-1]
+            unit = field_hint(key).unit
+            if unit and conversion_supports(leaf, answer, None, unit):
+                return path
+    return None
 
 
 def _numbers(text: str) -> list[float]:
@@ -272,6 +291,9 @@ def _answer_match(answer: str, flat: list[Leaf], question: str, derived: set[str
         other = [float(v) for _, _, v, _ in number_mentions(answer)]
         if other and any(any(abs(n - m) < 1e-9 * max(1.0, abs(n)) for m in leaf_numbers) for n in other):
             return 90, f"the seed answer {answer!r} is written another way in the ground truth"
+        converted = _converted_at(answer, values)
+        if converted is not None:
+            return 90, f"the seed answer {answer!r} is given converted to the unit of {converted}"
         return 15, f"the seed answer {answer!r} has numbers {seed_numbers} that the ground truth does not give"
     for path, leaf in values:
         if isinstance(leaf, str) and (string_places(leaf, answer) or string_places(answer, leaf)):
@@ -613,6 +635,8 @@ def near_miss(value: Any, context: str) -> str | None:
         return None
     if isinstance(value, str) and _ISO_DATE.fullmatch(value.strip()):
         return _date_slip(value.strip(), context)
+    if isinstance(value, str) and (slip := _clock_slip(value.strip(), context)):
+        return slip
     if isinstance(value, str) and value.strip() in _currency_codes():
         # Not found: the context names this currency in no way (code, name, plural, symbol) the toolkit reads.
         return f"{value!r}: the context never names this currency (its code, name or symbol)"
@@ -680,6 +704,22 @@ def _date_slip(value: str, context: str) -> str | None:
             return None
         at = lowered.find(year, at + 1)
     return f"{value!r}: the context never writes {year} with its month ({name.title()})"
+
+
+_PM_CLOCK = re.compile(r"(?<![\d.:])(\d{1,2})[:.](\d{2})\s?p\.?\s?m\b\.?", re.IGNORECASE)
+
+
+def _clock_slip(value: str, context: str) -> str | None:
+    """A time of the afternoon given on the morning's side of the clock: "11:10" where the context says
+    "11.10 pm" (23:10), the pm dropped."""
+    match = re.fullmatch(r"(\d{1,2}):(\d{2})", value)
+    if match is None or not 1 <= int(match.group(1)) <= 11:
+        return None
+    for said in _PM_CLOCK.finditer(context):
+        if int(said.group(1)) == int(match.group(1)) and said.group(2) == match.group(2):
+            afternoon = f"{int(match.group(1)) + 12}:{match.group(2)}"
+            return f"{value!r} is not in the context, but {said.group().strip()!r} is: {afternoon}, the pm dropped?"
+    return None
 
 
 _DOWNWARD = re.compile(

@@ -76,6 +76,7 @@ _SENTENCE_END = re.compile(
 )
 # `\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?` with the first digit factored out: the same matches, but
 # a pattern that starts with a digit class is scanned several times faster. ASCII text takes [0-9].
+_CENTS_AFTER = re.compile(r",[0-9]{2}(?![0-9,])")
 _NUMBER_TOKEN = re.compile(r"\d(?:\d{0,2}(?:,\d{3})+(?:\.\d+)?|\d*(?:\.\d+)?)")
 _ASCII_NUMBER_TOKEN = re.compile(r"[0-9](?:[0-9]{0,2}(?:,[0-9]{3})+(?:\.[0-9]+)?|[0-9]*(?:\.[0-9]+)?)")
 _NUMBER_WORDS = (
@@ -216,14 +217,19 @@ class Layout:
             if (
                 header is not None
                 and len(header) == 2
-                and column == 1
+                and column in (0, 1)
                 and (re.search(r"\d", header[1]) or not any(header))
             ):
                 # A table of label | value rows (an invoice's totals): its first row, or a blank one, is no header.
+                # A number in the label itself ("VAT 0 %") is labelled by that label too.
                 return line.strip().strip("|").split("|")[0].strip()
             if header is not None and 0 <= column < len(header):
                 return header[column]
             return ""
+        cells = _HTML_CELL.findall(line)
+        if len(cells) == 2 and line.find(cells[1], line.find(cells[0]) + len(cells[0])) <= offset - start:
+            # An HTML row of a form's table, "<td>Given name(s)</td><td>Karin Elise</td>": its first cell labels it.
+            return re.sub(r"<[^>]{1,40}>", " ", cells[0]).strip()
         # Prose: only a "Label: value" right before the value counts (a sentence's other words name no field).
         before = line[: offset - start].rstrip()
         if not before.endswith(":"):
@@ -452,6 +458,8 @@ def _scan_numbers(text: str, pattern: re.Pattern[str], begin: int, stop: int) ->
             continue
         if match.end() < len(text) and text[match.end()].isalpha() and text[match.end()] not in "smhdkMBK%":
             continue  # glued to letters ("B12", "3rd" are no numbers of the answer)
+        if _CENTS_AFTER.match(text, match.end()):
+            continue  # the whole part of "8,90" (a decimal comma), no 8 of the answer
         value = Decimal(match.group().replace(",", ""))
         tokens.append((start, match.end(), -value if is_negative_at(text, start) else value))
     return tokens
@@ -714,8 +722,12 @@ def _check_given(
                 result.fail("derived_unknown_source", f"derived from {source}, which is not in the ground truth", path)
         if given.rule and not any(f.path == path for f in result.failures):
             computed = derive(given.rule, [_value_at(s, by_path, containers) for s in given.sources])
-            if computed is None:
-                result.fail("evidence_mismatch", f"rule {given.rule!r} cannot be computed from {given.sources}", path)
+            if computed is None:  # not proof of an error: the toolkit cannot recompute it, a person can
+                result.doubt(
+                    "unverified_derivation",
+                    f"rule {given.rule!r} cannot be recomputed from the values of {', '.join(given.sources)}",
+                    path,
+                )
             elif not _same(computed, value):
                 mixed_up = _rule_mixed_up(given.rule, computed, value, leaf.key or "")
                 if mixed_up is not None:  # the value answers the field; the rule named is its opposite
@@ -762,8 +774,15 @@ def _check_given(
         return place
     if value_matches_span(value, quote):
         return place
-    if isinstance(value, str) and _spoken_by(context, start, value) and _about_field(quote, hint.key):
-        return place  # a speaker field quoting what that speaker said ("I WRITE THE FINAL REPORT" for its writer)
+    if (
+        isinstance(value, str)
+        and _spoken_by(context, start, value)
+        and _about_field(_topic_of(context, start, end), path)
+    ):
+        # A speaker field quoting what that speaker said ("I WRITE THE FINAL REPORT" for its writer), on the topic
+        # the field names, or a promise in answer to the line before ("CAN THE TREASURER SEND ROUND ..." / "YES
+        # I'LL HAVE IT OUT BY FRIDAY").
+        return place
     if isinstance(value, str) and _introduced(context, start, end, value):
         return place  # "OUR TREASURER IS GONNA TAKE US THROUGH THE NUMBERS" and the next speaker takes the floor
     if matches_normalised(value, quote) or quote_supports(value, quote, hint):
@@ -885,12 +904,29 @@ def _introduced(context: str, start: int, end: int, label: str) -> bool:
 _WHO_WORDS = {"by", "who", "speaker", "person", "participant", "said", "name", "owner"}
 
 
-def _about_field(quote: str, key: str | None) -> bool:
-    """Does the quote use a word of the field's name ("balloon" for `balloon_image_by`), beyond who-words? A
-    speaker's "YEAH" is no evidence that they wrote the report."""
-    wanted = {w[:5] for w in field_words(key or "") - _WHO_WORDS if len(w) >= 4}
-    said = {w[:5] for w in re.findall(r"[a-z]{4,}", quote.lower())}
+def _about_field(quote: str, path: str) -> bool:
+    """Does the quote use a word of the field's path ("balloon" for `balloon_image_by`, "minutes" for
+    `minutes.owner`, "lcd" for `lcd_removal_proposed_by`), beyond who-words? A speaker's "YEAH" is no evidence
+    that they wrote the report."""
+    wanted = {w[:5] for w in field_words(re.sub(r"\[\d+\]", " ", path)) - _WHO_WORDS if len(w) >= 3 and w.isalpha()}
+    said = {w[:5] for w in re.findall(r"[a-z]{3,}", quote.lower())}
     return bool(wanted & said)
+
+
+def _topic_of(context: str, start: int, end: int) -> str:
+    """The quote, and when it is a speaker's promise ("I'LL", "I WILL", "LEAVE IT WITH ME"), the line before it,
+    which says what is promised. A filler ("YEAH") takes no topic from its neighbours."""
+    quote = context[start:end]
+    if not _PROMISE.search(quote):
+        return quote
+    line_start = context.rfind("\n", 0, start) + 1
+    before = context.rfind("\n", 0, max(0, line_start - 1)) + 1
+    return context[before:end]
+
+
+_PROMISE = re.compile(
+    r"\b(?:i'?ll|i will|i can|i'?m (?:gonna|going to)|leave it with me|will do|i'?ll do (?:it|that))\b", re.I
+)
 
 
 def _contradicts(value: Any, quote: str) -> bool:
@@ -903,7 +939,17 @@ def _contradicts(value: Any, quote: str) -> bool:
             return False
     if not re.search(r"\d", quote) and not one_number_in_words(quote):
         return False
+    if _RELATION.search(quote):
+        return False  # "TWENTY SPACES WHICH IS HALF WHAT WE HAVE NOW": the value may be computed from the quote
     return bool(number_readings(quote))
+
+
+# Words by which a quote relates its number to another one: the value may be that other number, worked out.
+_RELATION = re.compile(
+    r"\b(?:half|halve[ds]?|twice|double[ds]?|triple[ds]?|treble[ds]?|quarter|third|times|than|plus|minus|"
+    r"each|apiece|per(?! ?cent)|every|total|altogether|combined|remaining|left over|rest of)\b",
+    re.IGNORECASE,
+)
 
 
 def _resolve_quote(given: Evidence, context: str, ctx: NormalizedContext) -> tuple[int, int] | str:
@@ -979,6 +1025,8 @@ def derive(rule: str, values: list[Any]) -> Any:
             return (
                 sum(len(v) for v in values if isinstance(v, list)) if all(isinstance(v, list) for v in values) else None
             )
+        if rule in ("earlier", "later", "min", "max") and any(isinstance(v, str) for v in values):
+            return _order_in_time(rule, values)
         numbers = [Decimal(repr(v)) if isinstance(v, float) else Decimal(v) for v in values if not isinstance(v, bool)]
         if len(numbers) != len(values) or not numbers:
             return None
@@ -1000,6 +1048,44 @@ def derive(rule: str, values: list[Any]) -> Any:
         }.get(rule)
     except (TypeError, ValueError, ArithmeticError):
         return None
+
+
+_ISO_POINT = re.compile(r"(-?\d{1,4})(?:-(\d{2})(?:-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2}))?)?)?)?")
+_CLOCK = re.compile(r"(\d{1,2}):(\d{2})(?::(\d{2}))?")
+
+
+def _point_in_time(value: Any) -> tuple[str, tuple[int, ...]] | None:
+    """A date ("1965-08-14", "1965-08", "1965"), a date and time, or a clock time ("09:30") as a sortable key
+    with its kind; None for anything else."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return "date", (value,)
+    if not isinstance(value, str):
+        return None
+    text = value.strip()
+    if match := _CLOCK.fullmatch(text):
+        return "clock", tuple(int(g or 0) for g in match.groups())
+    if match := _ISO_POINT.fullmatch(text):
+        return "date", tuple(int(g) for g in match.groups() if g is not None)
+    return None
+
+
+def _order_in_time(rule: str, values: list[Any]) -> Any:
+    """`earlier`/`later` of two dates or times, `min`/`max` of several (the value itself); None when they are not
+    all points of one kind. A date known to the year only is compared at that precision ("1965" vs "1965-08")."""
+    points = [_point_in_time(v) for v in values]
+    if any(p is None for p in points) or len({p[0] for p in points if p}) != 1:
+        return None
+    keys = [p[1] for p in points if p]
+    if rule in ("min", "max"):
+        pick = min if rule == "min" else max
+        return values[keys.index(pick(keys))]
+    if len(keys) != 2:
+        return None
+    depth = min(len(keys[0]), len(keys[1]))
+    first, second = keys[0][:depth], keys[1][:depth]
+    if first == second:
+        return None if len(keys[0]) != len(keys[1]) else False  # same year, one date finer: cannot tell
+    return first < second if rule == "earlier" else first > second
 
 
 # ---- tying values to their fields --------------------------------------------------------------------------
@@ -1131,6 +1217,7 @@ def _under_own_label(leaf: Leaf, start: int, layout: Layout) -> bool:
     return above.endswith(":") and len(above) <= 42 and bool(_words(above) & wanted)
 
 
+_HTML_CELL = re.compile(r"<t[dh][^>]{0,40}>(.*?)</t[dh]>", re.IGNORECASE)
 _ONE_PAGE = re.compile(r"^(?:#{1,6}\s|\s*\|)|<table", re.MULTILINE | re.IGNORECASE)
 
 

@@ -381,7 +381,8 @@ def _check_unit(
         return
     field_unit = parse_unit(hint.unit) or None
     for start, end, magnitude, unit in quantity_mentions(text):
-        if start <= place[0] < end:
+        if start <= place[0] < end or (place[0] < start and end <= place[1] and place[1] - place[0] <= 40):
+            # the quantity at the place, or inside a short quote of it ("about 2,340 miles")
             if field_unit is None or str(field_unit) == unit or not close(magnitude, leaf.value):
                 return  # in the field's unit, or converted
             written = parse_unit(unit)
@@ -504,10 +505,11 @@ _SCALE_AFTER = re.compile(
 )  # "43 million", "78.7M" (a capital letter glued to the number: not "5 m" of metres)
 _SCALE_NAMES = {
     "thousand": 3, "thousands": 3, "k": 3, "million": 6, "millions": 6, "m": 6, "mn": 6, "billion": 9, "billions": 9,
-    "bn": 9, "b": 9, "trillion": 12, "t": 12,
+    "bn": 9, "b": 9, "trillion": 12, "trillions": 12, "tn": 12, "t": 12,
 }  # fmt: skip
 _NOT_SCALED = re.compile(r"\bnot (?:in |as |counted in )?(thousands|millions|billions|trillions)\b", re.IGNORECASE)
-_SCALE_WORDS = {"thousand", "thousands", "million", "millions", "billion", "billions", "trillion", "bn", "mn", "m", "k"}
+# the words a field's name may count in (not the bare letters "b" and "t", too often other words in a name)
+_SCALE_WORDS = set(_SCALE_NAMES) - {"b", "t"}
 
 
 def _check_scale(leaf: LeafLike, hint: FieldHint, text: str, place: tuple[int, int], doubt: Doubt) -> None:
@@ -519,7 +521,9 @@ def _check_scale(leaf: LeafLike, hint: FieldHint, text: str, place: tuple[int, i
         return
     scale = match.group(2) or match.group(3)
     denied = {_SCALE_NAMES[m.group(1).lower()] for m in _NOT_SCALED.finditer(hint.description)}
-    field_scales = {_SCALE_NAMES.get(w) for w in hint.words & _SCALE_WORDS} - {None} - denied
+    # the field's own words, and its object's (`revenue_billions.y2024`)
+    named_in = hint.words | field_words(re.sub(r"\[\d+\]", " ", leaf.path))
+    field_scales = {_SCALE_NAMES.get(w) for w in named_in & _SCALE_WORDS} - {None} - denied
     if field_scales and _SCALE_NAMES.get(scale.lower()) in field_scales:
         return  # the field counts in the scale the text writes
     named = {"K": "thousand", "M": "million", "B": "billion", "T": "trillion"}.get(scale, scale.lower())
@@ -803,26 +807,37 @@ def _check_boolean(
         headings = [h for h in {heading(offset) for offset in offsets[:4]} if h]
     negated = [(s, said) for s in sentences + headings if (said := _negation_of(s, words))]
     # A heading's "as agreed" speaks of its section's plan, not of each value under it: only a denial carries.
-    affirmed = [s for s in sentences if _AFFIRMATIONS.search(s) and not _negation_of(s, words)]
+    affirmed = [s for s in sentences if _affirmation(s) and not _negation_of(s, words)]
     if leaf.value is True and negated and not affirmed:
         sentence, said = negated[0]
         doubt("boolean_against_text", f"true, but the text says {said!r} there: {sentence.strip()[:90]!r}", leaf.path)
     elif leaf.value is False and affirmed and not negated:
         doubt(
             "boolean_against_text",
-            f"false, but the text says {_AFFIRMATIONS.search(affirmed[0]).group()!r} there: "  # type: ignore[union-attr]
-            f"{affirmed[0].strip()[:90]!r}",
+            f"false, but the text says {_affirmation(affirmed[0])!r} there: {affirmed[0].strip()[:90]!r}",
             leaf.path,
         )
 
 
+# An empty box just before an option: "☐ No", "[ ] No", "□ No". Only a ticked option is what the form says.
+_UNTICKED_BEFORE = re.compile(r"(?:[☐□○◯❏]|\[ \]|\( \))\s*\**\s*$")
 _SUBSTITUTE = re.compile(r"\b(?:instead of|rather than|in place of)\b", re.IGNORECASE)
+
+
+def _affirmation(sentence: str) -> str | None:
+    """The word by which a sentence affirms, if any: not the "Yes" of an unticked box ("☐ Yes ☒ No")."""
+    for match in _AFFIRMATIONS.finditer(sentence):
+        if not _UNTICKED_BEFORE.search(sentence, max(0, match.start() - 5), match.start()):
+            return match.group()
+    return None
 
 
 def _negation_of(sentence: str, words: set[str]) -> str | None:
     """The negation a sentence says of the field, if any. "X instead of Y" (or "rather than") denies Y, not X:
     "the only mammals that lay eggs instead of giving birth" says nothing against `lays_eggs`."""
     for match in _NEGATIONS.finditer(sentence):
+        if _UNTICKED_BEFORE.search(sentence, max(0, match.start() - 5), match.start()):
+            continue  # "☒ Yes ☐ No": the "No" of a form is said only when its box is ticked
         if match.group().lower() == "no" and not _no_governs(sentence, match.end(), words):
             continue  # "no blockers" denies blockers, not the fix of `fix_expected_today`
         substitute = _SUBSTITUTE.match(sentence, match.start())

@@ -60,7 +60,19 @@ _UNIT_WORDS = {
     "kw": "kilowatt", "mw": "megawatt", "kwh": "kilowatt_hour", "w": "watt", "watts": "watt", "volts": "volt",
     "v": "volt", "mah": "milliampere_hour", "gb": "gigabyte", "mb": "megabyte",
     "pa": "pascal", "kpa": "kilopascal", "mpa": "megapascal", "gpa": "gigapascal", "psi": "psi",
+    "mg": "milligram", "milligrams": "milligram", "µg": "microgram", "μg": "microgram", "ug": "microgram",
+    "micrograms": "microgram", "m3": "meter**3", "m³": "meter**3", "cm3": "centimeter**3", "cm³": "centimeter**3",
 }  # fmt: skip
+# Densities and concentrations, in the ways papers write them: "g/cm3", "g/cm³", "g cm-3", "mg/L", "µg L⁻¹".
+for _mass in ("kg", "g", "mg", "µg", "μg", "ug"):
+    for _volume, _pint_volume in (("m3", "meter**3"), ("m³", "meter**3"), ("cm3", "centimeter**3"),
+                                  ("cm³", "centimeter**3"), ("l", "liter"), ("ml", "milliliter")):  # fmt: skip
+        _unit = f"{_UNIT_WORDS[_mass]} / {_pint_volume}"
+        _power = "-1" if _volume in ("l", "ml") else "-3"
+        _base = _volume.rstrip("3³")
+        for _spelling in (f"{_mass}/{_volume}", f"{_mass} {_base}-{_power[1:]}".replace("--", "-"),
+                          f"{_mass} {_base}{_power}", f"{_mass} {_base}⁻{'¹' if _power == '-1' else '³'}"):  # fmt: skip
+            _UNIT_WORDS.setdefault(_spelling, _unit)
 # Words of a field that name a point in time rather than a duration: "year" in `birth_year` is no unit.
 _NOT_DURATION = {"birth", "born", "death", "died", "founded", "start", "end", "release", "released", "date", "when"}
 _MONEY_WORDS = {"price", "cost", "fare", "fee", "amount", "budget", "salary", "revenue", "money", "paid", "pay"}
@@ -126,6 +138,8 @@ def field_hint(key: str, description: str = "", types: frozenset[str] = frozense
     currency = _currency_in(words)
     if currency is not None and unit == "pound":
         unit = None  # "price in pounds": money, not mass
+    if unit in _TIME_UNITS and _currency_in(key_words) is not None:
+        unit = None  # `day_ticket_eur`, `price_per_hour_usd`: an amount of money, the time word names what it buys
     if currency is None and words & _MONEY_WORDS:
         currency = ""  # money in an unnamed currency
     lowered = key.lower()
@@ -141,6 +155,7 @@ def field_hint(key: str, description: str = "", types: frozenset[str] = frozense
     return FieldHint(key, description, unit, currency, is_count, is_time, is_number, is_boolean)
 
 
+_TIME_UNITS = {"second", "minute", "hour", "day", "week", "month", "year"}
 _DATE_PATTERN = re.compile(r"\b(?:yyyy|yy|mm|dd|hh|ss)(?:\s?[-/.:]\s?(?:yyyy|yy|mm|dd|hh|ss))+\b", re.IGNORECASE)
 
 
@@ -237,6 +252,9 @@ def number_mentions(text: str) -> tuple[tuple[int, int, Decimal, str], ...]:
             value = _number_token(f"{whole}.{fraction}")
             if value is not None:
                 found.append((match.start(), match.end(), value, "decimal comma"))
+                percent = re.match(r"\s*(?:%|per ?cent)", text[match.end() : match.end() + 10], re.I)
+                if percent:  # "11,7 %" as the fraction 0.117, as "11.7%" is read
+                    found.append((match.start(), match.end() + percent.end(), value / 100, "decimal comma"))
                 scale = re.match(r"\s*(thousand|million|billion|bn|mn)\b", text[match.end() : match.end() + 12], re.I)
                 if scale:
                     found.append((match.start(), match.end() + scale.end(), value * _SCALES[scale.group(1).lower()],
@@ -411,7 +429,8 @@ def _amount(words: str) -> Decimal | None:
 _QUANTITY = re.compile(
     r"(?<![\w.,])(?P<number>\d{1,3}(?:[ \u00a0\u2009\u202f]\d{3})+(?:\.\d+)?(?![\d.,])"  # "4 050 metres"
     r"|(?<![\w.])[-−–]?\d{1,3}(?:,\d{3})+(?:\.\d+)?|(?<![\w.])[-−–]?\d+(?:[.,]\d+)?)\s?-?\s?"
-    r"(?P<unit>(?:sq(?:uare)?\.?\s)?[a-zA-Z°º℃℉/²]+(?:\s(?:per|an|a)\s[a-z]+|\s(?:Celsius|Fahrenheit|C|F)\b)?|[\"″”′])"
+    r"(?P<unit>(?:sq(?:uare)?\.?\s)?[a-zA-Zµμ°º℃℉/²³]+(?:[23](?!\d))?"  # "km²", "g/cm3"
+    r"(?:\s(?:per|an|a)\s[a-z]+|\s(?:Celsius|Fahrenheit|C|F)\b)?|[\"″”′])"
 )
 
 
