@@ -706,19 +706,25 @@ def _date_slip(value: str, context: str) -> str | None:
     return f"{value!r}: the context never writes {year} with its month ({name.title()})"
 
 
-_PM_CLOCK = re.compile(r"(?<![\d.:])(\d{1,2})[:.](\d{2})\s?p\.?\s?m\b\.?", re.IGNORECASE)
+_HALF_DAY_CLOCK = re.compile(r"(?<![\d.:])(\d{1,2})[:.](\d{2})\s?([ap])\.?\s?m\b\.?", re.IGNORECASE)
 
 
 def _clock_slip(value: str, context: str) -> str | None:
-    """A time of the afternoon given on the morning's side of the clock: "11:10" where the context says
-    "11.10 pm" (23:10), the pm dropped."""
+    """A time given on the wrong side of the clock: "11:10" where the context says "11.10 pm" (23:10), or "14:20"
+    where it says "2:20 a.m." (02:20)."""
     match = re.fullmatch(r"(\d{1,2}):(\d{2})", value)
-    if match is None or not 1 <= int(match.group(1)) <= 11:
+    if match is None or not 1 <= int(match.group(1)) <= 23 or int(match.group(1)) == 12:
         return None
-    for said in _PM_CLOCK.finditer(context):
-        if int(said.group(1)) == int(match.group(1)) and said.group(2) == match.group(2):
-            afternoon = f"{int(match.group(1)) + 12}:{match.group(2)}"
-            return f"{value!r} is not in the context, but {said.group().strip()!r} is: {afternoon}, the pm dropped?"
+    hour, minute = int(match.group(1)), match.group(2)
+    for said in _HALF_DAY_CLOCK.finditer(context):
+        said_hour, half = int(said.group(1)), said.group(3).lower()
+        if said.group(2) != minute or not 1 <= said_hour <= 11:
+            continue
+        written = f"{value!r} is not in the context, but {said.group().strip()!r} is"
+        if half == "p" and hour == said_hour:
+            return f"{written}: {hour + 12}:{minute}, the pm dropped?"
+        if half == "a" and hour == said_hour + 12:
+            return f"{written}: {said_hour:02d}:{minute}, in the morning, not the afternoon"
     return None
 
 

@@ -186,8 +186,9 @@ def test_a_seed_answer_in_another_unit_matches_a_converted_value() -> None:
     assert wrong < 60
 
 
-def test_an_afternoon_time_without_its_pm_is_a_near_miss() -> None:
+def test_a_time_on_the_wrong_side_of_the_clock_is_a_near_miss() -> None:
     timetable = "Last bus: 11.10 pm (Fridays only). First bus: 5.50 am."
     assert "23:10" in (near_miss("11:10", timetable) or "")
     assert near_miss("23:10", timetable) is None
     assert near_miss("05:50", timetable) is None
+    assert "in the morning" in (near_miss("17:50", timetable) or "")  # 5.50 am given as the afternoon
