@@ -3,7 +3,7 @@
 Usage: python tests/data/calibration8/check_media.py [FOLDER]   (default: this file's folder)
 
 Per line: it parses; the id is unique and carries its source's prefix; the label is right/wrong and the two are
-balanced per file; every field the authored-record format needs is there, no `split`; the schema is an object schema
+balanced per file; every field the authored-record format needs is there, `split` "test"; the schema is an object schema
 with at least 3 top-level properties, `additionalProperties: false` and a description on every property (nested too);
 the ground truth validates against it (Draft 2020-12); every evidence entry parses (core/evidence.py), names a leaf
 path of the ground truth, and every quote occurs verbatim in the inline context; an `absent` leaf is null or [].
@@ -82,8 +82,8 @@ def check_case(case: dict[str, Any], source: str, lines: list[str]) -> list[str]
     faults = [f"missing {key}" for key in REQUIRED if key not in case]
     if faults:
         return faults
-    if "split" in case:
-        faults.append("has a split field")
+    if case.get("split") != "test":  # the set is a holdout: every case in the test half
+        faults.append('split is not "test"')
     if case["source"] != source:
         faults.append(f"source {case['source']!r} in the {source} file")
     if not case["id"].startswith(PREFIX[source]):
