@@ -87,9 +87,8 @@ EXAMPLES: dict[str, str | None] = {
     "pip install -e ./my_recipes": SKIP_OWN_SOURCE,
     "python -m build_split --source recipes --sample --release 0.1.0 --allow-unreviewed": SKIP_OWN_SOURCE,
     "python -m build_split --source olmocr --sample --release 0.1.0 --allow-unreviewed --with-page-images": RUN,
-    "python -m judge.calibrate --cases tests/data/calibration7/hotpotqa.jsonl "
-    "--cases tests/data/calibration7/ami.jsonl --cases tests/data/calibration7/olmocr.jsonl --source hotpotqa "
-    "--input tests/data/hotpotqa/hotpot_dev_distractor_v1.sample.json --judge heuristic": RUN,
+    "python -m judge.calibrate --cases tests/data/calibration8/ami.jsonl --cases tests/data/calibration8/olmocr.jsonl "
+    "--source hotpotqa --input tests/data/hotpotqa/hotpot_dev_distractor_v1.sample.json --judge heuristic": RUN,
     "python -m build_split --source hotpotqa --sample --start-label-studio --keep-label-studio": SKIP_LABEL_STUDIO,
     "python -m build_split --source hotpotqa --authored fix.jsonl --overwrite": RUN,
     "python -m build_split --source hotpotqa --history 873587fbddd8": RUN,
@@ -203,7 +202,7 @@ def _user_folder(home: Path) -> None:
     shutil.copy(ROOT / "loaders/samples/olmocr/bench_data/pdfs/tables/harbour_ferries.pdf", home / "my_documents")
     shutil.copy(ROOT / "tests/data/calibration/cases.jsonl", home / "cases.jsonl")
     (home / "tests").mkdir()
-    for name in ("calibration", "calibration7", "hotpotqa", "sob_eval"):
+    for name in ("calibration", "calibration8", "hotpotqa", "sob_eval"):
         (home / "tests" / "data").mkdir(exist_ok=True)
         (home / "tests" / "data" / name).symlink_to(ROOT / "tests" / "data" / name)
 
