@@ -22,8 +22,7 @@ HOLDOUT_START, HOLDOUT_END = "<!-- holdout:start -->", "<!-- holdout:end -->"
 PAGE = ROOT / "docs" / "reliability.md"  # the documentation page that shows the matrices
 NAMES = ("hotpotqa", "ami", "olmocr")
 CASES = [ROOT / "tests" / "data" / "calibration" / f"{name}.jsonl" for name in NAMES]
-# The holdout's files (calibration8 has its AMI and olmOCR shares only).
-HOLDOUT = [path for name in NAMES if (path := ROOT / "tests" / "data" / "calibration8" / f"{name}.jsonl").is_file()]
+HOLDOUT = [ROOT / "tests" / "data" / "calibration8" / f"{name}.jsonl" for name in NAMES]
 ROWS = ROOT / "tests" / "data" / "hotpotqa" / "hotpot_dev_distractor_v1.sample.json"
 
 

@@ -87,8 +87,9 @@ EXAMPLES: dict[str, str | None] = {
     "pip install -e ./my_recipes": SKIP_OWN_SOURCE,
     "python -m build_split --source recipes --sample --release 0.1.0 --allow-unreviewed": SKIP_OWN_SOURCE,
     "python -m build_split --source olmocr --sample --release 0.1.0 --allow-unreviewed --with-page-images": RUN,
-    "python -m judge.calibrate --cases tests/data/calibration8/ami.jsonl --cases tests/data/calibration8/olmocr.jsonl "
-    "--source hotpotqa --input tests/data/hotpotqa/hotpot_dev_distractor_v1.sample.json --judge heuristic": RUN,
+    "python -m judge.calibrate --cases tests/data/calibration8/hotpotqa.jsonl "
+    "--cases tests/data/calibration8/ami.jsonl --cases tests/data/calibration8/olmocr.jsonl --source hotpotqa "
+    "--input tests/data/hotpotqa/hotpot_dev_distractor_v1.sample.json --judge heuristic": RUN,
     "python -m build_split --source hotpotqa --sample --start-label-studio --keep-label-studio": SKIP_LABEL_STUDIO,
     "python -m build_split --source hotpotqa --authored fix.jsonl --overwrite": RUN,
     "python -m build_split --source hotpotqa --history 873587fbddd8": RUN,

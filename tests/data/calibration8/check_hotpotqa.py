@@ -1,6 +1,6 @@
 """Check tests/data/calibration8/hotpotqa.jsonl without running the gate on it.
 
-Each line parses; ids are unique; labels are right/wrong with no `split`; every schema is a valid Draft 2020-12
+Each line parses; ids are unique; labels are right/wrong, `split` "test"; every schema is a valid Draft 2020-12
 object schema (at least 3 top-level properties, a description on every field, `additionalProperties: false`,
 every property required); the ground truth validates; every quoted evidence span occurs verbatim in the context
 (for dev-sample rows: the loader's context of that row, whose `_id` must exist). Run from the repository root:
@@ -56,8 +56,8 @@ def line_problems(case: dict[str, Any], dev_contexts: dict[str, str]) -> list[st
     problems = [f"missing key {k}" for k in sorted(REQUIRED_KEYS - set(case))]
     if case.get("label") not in ("right", "wrong"):
         problems.append(f"label {case.get('label')!r}")
-    if "split" in case:
-        problems.append("has a split field")
+    if case.get("split") != "test":  # the set is a holdout: every case in the test half
+        problems.append('split is not "test"')
     schema = case["json_schema"]
     jsonschema.Draft202012Validator.check_schema(schema)
     problems += [
