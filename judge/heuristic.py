@@ -30,6 +30,8 @@ from validation.evidence import places_of
 from validation.field_checks import shape_of
 from validation.grounding import fold, normalize_text
 from validation.readings import (
+    clock_mentions,
+    clock_value,
     conversion_supports,
     date_places,
     field_hint,
@@ -706,25 +708,18 @@ def _date_slip(value: str, context: str) -> str | None:
     return f"{value!r}: the context never writes {year} with its month ({name.title()})"
 
 
-_HALF_DAY_CLOCK = re.compile(r"(?<![\d.:])(\d{1,2})[:.](\d{2})\s?([ap])\.?\s?m\b\.?", re.IGNORECASE)
-
-
 def _clock_slip(value: str, context: str) -> str | None:
     """A time given on the wrong side of the clock: "11:10" where the context says "11.10 pm" (23:10), or "14:20"
-    where it says "2:20 a.m." (02:20)."""
-    match = re.fullmatch(r"(\d{1,2}):(\d{2})", value)
-    if match is None or not 1 <= int(match.group(1)) <= 23 or int(match.group(1)) == 12:
+    where it says "2:20 a.m." (02:20). Only times the context pins to one half of the day count."""
+    minutes = clock_value(value) if re.fullmatch(r"\d{1,2}:\d{2}", value) else None
+    if minutes is None or len(minutes) != 1:
         return None
-    hour, minute = int(match.group(1)), match.group(2)
-    for said in _HALF_DAY_CLOCK.finditer(context):
-        said_hour, half = int(said.group(1)), said.group(3).lower()
-        if said.group(2) != minute or not 1 <= said_hour <= 11:
-            continue
-        written = f"{value!r} is not in the context, but {said.group().strip()!r} is"
-        if half == "p" and hour == said_hour:
-            return f"{written}: {hour + 12}:{minute}, the pm dropped?"
-        if half == "a" and hour == said_hour + 12:
-            return f"{written}: {said_hour:02d}:{minute}, in the morning, not the afternoon"
+    wanted = next(iter(minutes))
+    for start, end, said in clock_mentions(context):
+        if len(said) == 1 and abs(next(iter(said)) - wanted) == 720:
+            hour, minute = divmod(next(iter(said)), 60)
+            written = context[start:end].strip()
+            return f"{value!r} is not in the context, but {written!r} is: {hour:02d}:{minute:02d}, twelve hours apart"
     return None
 
 

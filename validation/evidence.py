@@ -46,6 +46,7 @@ from validation.grounding import NormalizedContext, is_grounded, is_negative_at,
 from validation.normalise import matches_normalised, number_readings, one_number_in_words, same_number
 from validation.readings import (
     FieldHint,
+    clock_value,
     conversion_supports,
     date_places,
     field_words,
@@ -76,9 +77,9 @@ _SENTENCE_END = re.compile(
 )
 # `\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?` with the first digit factored out: the same matches, but
 # a pattern that starts with a digit class is scanned several times faster. ASCII text takes [0-9].
-_CENTS_AFTER = re.compile(r",[0-9]{2}(?![0-9,])")
 _NUMBER_TOKEN = re.compile(r"\d(?:\d{0,2}(?:,\d{3})+(?:\.\d+)?|\d*(?:\.\d+)?)")
 _ASCII_NUMBER_TOKEN = re.compile(r"[0-9](?:[0-9]{0,2}(?:,[0-9]{3})+(?:\.[0-9]+)?|[0-9]*(?:\.[0-9]+)?)")
+_CENTS_AFTER = re.compile(r",[0-9]{2}(?![0-9,])")  # "8,90": the 8 is no number of its own
 _NUMBER_WORDS = (
     "zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|"
     "seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|million|"
@@ -1050,21 +1051,20 @@ def derive(rule: str, values: list[Any]) -> Any:
         return None
 
 
-_ISO_POINT = re.compile(r"(-?\d{1,4})(?:-(\d{2})(?:-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2}))?)?)?)?")
-_CLOCK = re.compile(r"(\d{1,2}):(\d{2})(?::(\d{2}))?")
+_ISO_POINT = re.compile(r"(-?\d{1,4})(?:-(\d{2})(?:-(\d{2}))?)?")
 
 
 def _point_in_time(value: Any) -> tuple[str, tuple[int, ...]] | None:
-    """A date ("1965-08-14", "1965-08", "1965"), a date and time, or a clock time ("09:30") as a sortable key
-    with its kind; None for anything else."""
+    """A date ("1965-08-14", "1965-08", "1965") or a clock time ("09:30", "9:30 pm") as a sortable key with its
+    kind; None for anything else."""
     if isinstance(value, int) and not isinstance(value, bool):
         return "date", (value,)
     if not isinstance(value, str):
         return None
-    text = value.strip()
-    if match := _CLOCK.fullmatch(text):
-        return "clock", tuple(int(g or 0) for g in match.groups())
-    if match := _ISO_POINT.fullmatch(text):
+    minutes = clock_value(value)
+    if minutes is not None and len(minutes) == 1:
+        return "clock", (next(iter(minutes)),)
+    if match := _ISO_POINT.fullmatch(value.strip()):
         return "date", tuple(int(g) for g in match.groups() if g is not None)
     return None
 

@@ -63,16 +63,24 @@ _UNIT_WORDS = {
     "mg": "milligram", "milligrams": "milligram", "µg": "microgram", "μg": "microgram", "ug": "microgram",
     "micrograms": "microgram", "m3": "meter**3", "m³": "meter**3", "cm3": "centimeter**3", "cm³": "centimeter**3",
 }  # fmt: skip
-# Densities and concentrations, in the ways papers write them: "g/cm3", "g/cm³", "g cm-3", "mg/L", "µg L⁻¹".
-for _mass in ("kg", "g", "mg", "µg", "μg", "ug"):
-    for _volume, _pint_volume in (("m3", "meter**3"), ("m³", "meter**3"), ("cm3", "centimeter**3"),
-                                  ("cm³", "centimeter**3"), ("l", "liter"), ("ml", "milliliter")):  # fmt: skip
-        _unit = f"{_UNIT_WORDS[_mass]} / {_pint_volume}"
-        _power = "-1" if _volume in ("l", "ml") else "-3"
-        _base = _volume.rstrip("3³")
-        for _spelling in (f"{_mass}/{_volume}", f"{_mass} {_base}-{_power[1:]}".replace("--", "-"),
-                          f"{_mass} {_base}{_power}", f"{_mass} {_base}⁻{'¹' if _power == '-1' else '³'}"):  # fmt: skip
-            _UNIT_WORDS.setdefault(_spelling, _unit)
+
+
+def _per_volume_units() -> dict[str, str]:
+    """Densities and concentrations, as papers write them: "g/cm3", "g/cm³", "g cm-3", "g cm⁻³", "mg/l", "mg l-1"."""
+    masses = {"kg": "kilogram", "g": "gram", "mg": "milligram", "µg": "microgram", "μg": "microgram", "ug": "microgram"}
+    volumes = {"m": ("meter**3", "3", "³"), "cm": ("centimeter**3", "3", "³"), "l": ("liter", "", "¹"),
+               "ml": ("milliliter", "", "¹")}  # fmt: skip
+    units = {}
+    for mass, mass_name in masses.items():
+        for volume, (volume_name, cube, superscript) in volumes.items():
+            power = "3" if cube else "1"
+            spellings = {f"{mass}/{volume}{cube}", f"{mass}/{volume}{superscript if cube else ''}",
+                         f"{mass} {volume}-{power}", f"{mass} {volume}⁻{superscript}"}  # fmt: skip
+            units.update(dict.fromkeys(spellings, f"{mass_name} / {volume_name}"))
+    return units
+
+
+_UNIT_WORDS = _per_volume_units() | _UNIT_WORDS  # the plain units win where a spelling is both
 # Words of a field that name a point in time rather than a duration: "year" in `birth_year` is no unit.
 _NOT_DURATION = {"birth", "born", "death", "died", "founded", "start", "end", "release", "released", "date", "when"}
 _MONEY_WORDS = {"price", "cost", "fare", "fee", "amount", "budget", "salary", "revenue", "money", "paid", "pay"}

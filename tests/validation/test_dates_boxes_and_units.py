@@ -191,4 +191,4 @@ def test_a_time_on_the_wrong_side_of_the_clock_is_a_near_miss() -> None:
     assert "23:10" in (near_miss("11:10", timetable) or "")
     assert near_miss("23:10", timetable) is None
     assert near_miss("05:50", timetable) is None
-    assert "in the morning" in (near_miss("17:50", timetable) or "")  # 5.50 am given as the afternoon
+    assert "05:50" in (near_miss("17:50", timetable) or "")  # 5.50 am given as the afternoon
