@@ -91,9 +91,7 @@ def load_or_create_credentials(data_dir: Path, environ: Mapping[str, str] | None
     """The fixed user of this data dir: made once, then reused (environment variables win)."""
     env = os.environ if environ is None else environ
     path = data_dir / "credentials.json"
-    stored: dict[str, str] = {}
-    if path.is_file():
-        stored = json.loads(path.read_text(encoding="utf-8"))
+    stored = _stored_credentials(path)
     creds = Credentials(
         username=env.get("LABEL_STUDIO_USERNAME") or stored.get("username") or DEFAULT_USERNAME,
         password=env.get("LABEL_STUDIO_PASSWORD") or stored.get("password") or secrets.token_urlsafe(12),
@@ -113,8 +111,56 @@ def load_or_create_credentials(data_dir: Path, environ: Mapping[str, str] | None
     return creds
 
 
+def _stored_credentials(path: Path) -> dict[str, str]:
+    """What credentials.json holds ({} when there is none); a damaged file is named, never rewritten."""
+    if not path.is_file():
+        return {}
+    try:
+        stored = json.loads(path.read_text(encoding="utf-8"))
+    except (ValueError, OSError) as exc:
+        reason = getattr(exc, "strerror", None) or "not valid JSON (truncated?)"
+        stored = None
+    else:
+        reason = "not a JSON object of strings"
+    if not isinstance(stored, dict) or not all(isinstance(v, str) for v in stored.values()):
+        raise LabelStudioServerError(
+            f"{path} is {reason}: restore it from a backup (it holds the server's user, password, API token and "
+            "secret key), or move it aside and set LABEL_STUDIO_USERNAME, LABEL_STUDIO_PASSWORD and "
+            "LABEL_STUDIO_USER_TOKEN to the server's user"
+        )
+    return stored
+
+
 def _secret_key(data_dir: Path) -> str:
-    return json.loads((data_dir / "credentials.json").read_text(encoding="utf-8"))["secret_key"]
+    return _stored_credentials(data_dir / "credentials.json")["secret_key"]
+
+
+# What a Label Studio child inherits from the toolkit's environment: the basics of a process, and its own settings
+# (LABEL_STUDIO_*, the PostgreSQL ones). Never the toolkit's keys and tokens (HF_TOKEN, GEMINI_API_KEY, ...).
+INHERITED = (
+    "PATH",
+    "HOME",
+    "USER",
+    "LOGNAME",
+    "LANG",
+    "LANGUAGE",
+    "TZ",
+    "TMPDIR",
+    "SSL_CERT_FILE",
+    "SSL_CERT_DIR",
+    "REQUESTS_CA_BUNDLE",
+)
+INHERITED_PREFIXES = ("LC_", "LABEL_STUDIO_", "POSTGRE_", "DJANGO_DB")
+NOT_INHERITED = ("LABEL_STUDIO_API_KEY", "LABEL_STUDIO_URL", "LABEL_STUDIO_PROJECT_TITLE")  # the toolkit's side
+
+
+def inherited_environment(environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    env = os.environ if environ is None else environ
+    return {
+        name: value
+        for name, value in env.items()
+        if (name in INHERITED or name.startswith(INHERITED_PREFIXES)) and name not in NOT_INHERITED
+    }
 
 
 def _default_sigint() -> None:
@@ -163,9 +209,10 @@ class LabelStudioServer:
         return self.credentials.token
 
     def environment(self) -> dict[str, str]:
-        """The child's environment: everything that makes a quiet, private, local server."""
+        """The child's environment: everything that makes a quiet, private, local server, and nothing of the
+        toolkit's secrets."""
         assert self.credentials is not None
-        env = dict(os.environ)
+        env = inherited_environment()
         env.update(
             {
                 "LABEL_STUDIO_BASE_DATA_DIR": str(self.data_dir),

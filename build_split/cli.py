@@ -97,6 +97,19 @@ def build_parser() -> argparse.ArgumentParser:
         "written back into the task; the store stays free for --status and the rest between cycles",
     )
     ls.add_argument(
+        "--listen",
+        metavar="HOST:PORT",
+        help="with --serve: take Label Studio's webhooks on this address (for a Label Studio on another host; "
+        "each webhook must carry the secret header the service registers with it); default: 127.0.0.1, and "
+        "webhooks only from a Label Studio on this machine",
+    )
+    ls.add_argument(
+        "--adopt",
+        action="store_true",
+        help="curate a Label Studio project of the toolkit's title that another workspace made (it is then marked "
+        "as this workspace's)",
+    )
+    ls.add_argument(
         "--poll-seconds",
         type=float,
         default=15.0,
@@ -295,6 +308,12 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     set_output(quiet=args.quiet, verbose=args.verbose)
     register_secret(args.label_studio_api_key)  # masked in everything stored or printed
+    if args.label_studio_api_key:
+        print(
+            "warning: --label-studio-api-key is visible to every user of this machine (ps, /proc); "
+            "set LABEL_STUDIO_API_KEY in the environment instead",
+            file=sys.stderr,
+        )
     try:
         options = RunOptions(
             source=args.source,
@@ -313,6 +332,8 @@ def main(argv: list[str] | None = None) -> int:
             authored=args.authored,
             overwrite=args.overwrite,
             serve=args.serve,
+            listen=args.listen,
+            adopt=args.adopt,
             overlap=args.overlap,
             blind_second=args.blind_second,
             judge=args.judge

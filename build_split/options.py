@@ -33,6 +33,8 @@ class RunOptions(BaseModel):
     keep_label_studio: bool = False
     authored: Path | None = None
     serve: bool = False  # keep syncing with Label Studio until stopped (build_split/service.py)
+    listen: str | None = None  # with serve: HOST:PORT for Label Studio's webhooks (a server on another host)
+    adopt: bool = False  # write into a Label Studio project another workspace made
     overlap: int = Field(default=1, ge=1, le=2)  # curators who author each record independently
     blind_second: bool = False  # with overlap 2: the second curator never sees the draft's answer
     overwrite: bool = False  # apply incoming versions that conflict with another origin's (core/revisions.py)
@@ -140,6 +142,15 @@ class RunOptions(BaseModel):
             raise ValueError("needs --overlap 2: the second curator is the one who works without the draft's answer")
         return value
 
+    @field_validator("listen")
+    @classmethod
+    def _host_port(cls, value: str | None, info: ValidationInfo) -> str | None:
+        if value is not None:
+            parse_listen(value)
+            if not info.data.get("serve"):
+                raise ValueError("--listen takes Label Studio's webhooks for --serve: add --serve")
+        return value
+
     @field_validator("release")
     @classmethod
     def _semver(cls, value: str | None) -> str | None:
@@ -199,3 +210,12 @@ class RunOptions(BaseModel):
         if value and not info.data.get("push"):
             raise ValueError("only applies with --push REPO_ID|FOLDER")
         return value
+
+
+def parse_listen(value: str) -> tuple[str, int]:
+    """`HOST:PORT` (`[::1]:PORT` for IPv6) as given to --listen; ValueError saying what is wrong."""
+    host, sep, port = value.rpartition(":")
+    host = host.strip("[]")
+    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise ValueError(f"{value!r} is not HOST:PORT (e.g. 0.0.0.0:8765)")
+    return host, int(port)

@@ -237,6 +237,7 @@ def run(options: RunOptions, echo: Callable[[str], None] = print) -> RunSummary:
         echo=echo,
         overlap=options.overlap,
         blind_second=options.blind_second,
+        adopt=options.adopt,
     ) as label_studio:
         run_once(options, summary, label_studio, echo)
     if options.push and not summary.llm_stopped:

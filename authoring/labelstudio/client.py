@@ -17,6 +17,8 @@ from annotation_ui_config import label_config
 from authoring import ls_state
 from core.store import Store
 
+CONNECT_TIMEOUT_S = 10.0  # a server that takes no connection in this long is not there
+PROBE_TIMEOUT_S = 15.0  # a server given by URL answers its health check within this, or the run stops at once
 DEFAULT_BATCH_SIZE = 500
 DEFAULT_PAGE_SIZE = 500
 # Task fields a pull does not need: the context is in the store, drafts and predictions are ours.
@@ -58,6 +60,7 @@ class LabelStudioSettings:
     local_files_root: str | None = None  # the server's LOCAL_FILES_DOCUMENT_ROOT (page images; see page_tasks)
     overlap: int = 1  # curators who author each record independently (2: see authoring/labelstudio/overlap.py)
     blind_second: bool = False  # with overlap 2: the second curator works in a project without the draft's answer
+    adopt: bool = False  # write into a project another workspace made (authoring/labelstudio/ownership.py)
 
     @classmethod
     def from_env(
@@ -90,7 +93,14 @@ class LabelStudioSession:
             ) from exc
         self.settings = settings
         self.base_url = settings.url.rstrip("/")
-        self.client = LabelStudio(base_url=self.base_url, api_key=settings.api_key, timeout=settings.timeout_s)
+        import httpx
+
+        # Separate connect and read limits: a server that never accepts is reported in seconds; a slow export
+        # still has `timeout_s` between two bytes.
+        timeout = httpx.Timeout(settings.timeout_s, connect=CONNECT_TIMEOUT_S)
+        self.client = LabelStudio(
+            base_url=self.base_url, api_key=settings.api_key, httpx_client=httpx.Client(timeout=timeout)
+        )
         self._users: dict[int, str] | None = None
         # Projects this session has already checked (and fixed) on the server: a long-lived session (`--serve`)
         # reads each once, not once per cycle and stage.
@@ -120,6 +130,19 @@ class LabelStudioSession:
             raise LabelStudioError(
                 f"Label Studio at {self.base_url} answered HTTP {exc.status_code} while {what}: {exc.body}",
                 exc.status_code,
+            ) from exc
+
+    def check_reachable(self, timeout_s: float = PROBE_TIMEOUT_S) -> None:
+        """One quick request before a run relies on the server: a URL that accepts connections and never answers
+        (a wrong port, a hung proxy) is a one-line error in seconds, not minutes of silence."""
+        import httpx
+
+        try:
+            httpx.get(f"{self.base_url}/health", timeout=timeout_s)  # any HTTP answer will do: it is there
+        except httpx.TransportError as exc:
+            raise LabelStudioUnavailable(
+                f"Label Studio at {self.base_url} did not answer within {timeout_s:.0f} s ({type(exc).__name__}): "
+                "check --label-studio-url (or LABEL_STUDIO_URL) and that the server runs"
             ) from exc
 
     def user_emails(self) -> dict[int, str]:
@@ -171,6 +194,9 @@ def ensure_project(
     known = ls_state.get_project(store, session.base_url, source)
     if known is not None and (source, config_hash, title, known.project_id, maximum_annotations) in session.ensured:
         return known
+    from authoring.labelstudio import ownership
+
+    identity = ownership.workspace_identity(store.path.parent)
     project = None
     if known is not None:
         try:
@@ -178,22 +204,32 @@ def ensure_project(
         except LabelStudioError as exc:
             if exc.status_code != 404:  # a deleted project is created again below
                 raise
+    found_by_title = False
     if project is None:
         project = _project_titled(session, title)
+        found_by_title = project is not None
     if project is None:
+        description = (
+            description
+            or f"Structured-output benchmark records from {source}: one task per source item. "
+            "Managed by the SOB curation toolkit; edit the labeling config in annotation_ui_config/."
+        )
         project = session.call(
             f"creating project {title!r}",
             client.projects.create,
             title=title,
             label_config=config,
-            description=description
-            or f"Structured-output benchmark records from {source}: one task per source item. "
-            "Managed by the SOB curation toolkit; edit the labeling config in annotation_ui_config/.",
+            description=ownership.with_owner(description, identity),
             show_collab_predictions=True,
             maximum_annotations=maximum_annotations,
             overlap_cohort_percentage=100,  # every task, not a share of them
         )
     else:
+        # A project this workspace's store knows and no workspace marked (an older toolkit made it) is ours.
+        adopt = session.settings.adopt or (not found_by_title and ownership.owner(project.description) is None)
+        marked = ownership.check_owner(project, identity, adopt=adopt, base_url=session.base_url)
+        if marked is not None:
+            session.call("marking the project", client.projects.update, id=project.id, description=marked)
         if (project.label_config or "").strip() != config.strip():
             session.call("updating the labeling config", client.projects.update, id=project.id, label_config=config)
         if (getattr(project, "maximum_annotations", None) or 1) != maximum_annotations:

@@ -10,7 +10,7 @@ from typing import Any
 from authoring import ls_evidence, ls_state
 from authoring.flag_resolutions import flags_text
 from authoring.labelstudio.annotations import STAGE
-from authoring.labelstudio.client import LabelStudioSession, ensure_project
+from authoring.labelstudio.client import LabelStudioError, LabelStudioSession, ensure_project
 from core.derived import read_record
 from core.models import Reason, Record, RecordState, utcnow
 from core.store import StateChange, Store
@@ -55,7 +55,12 @@ def flush_feedback(
     returns how many tasks were written."""
     written = 0
     for source_id, task_id, text in ls_state.pending_feedback(store, session.base_url, project.project_id):
-        task = session.call(f"reading task {task_id}", session.client.tasks.get, id=task_id)
+        try:
+            task = session.call(f"reading task {task_id}", session.client.tasks.get, id=task_id)
+        except LabelStudioError as exc:
+            if exc.status_code != 404:
+                raise
+            continue  # the task was deleted in Label Studio: nowhere to write; the record keeps its state
         data = dict(task.data or {})
         data["feedback"] = text
         record = _task_record(store, session.base_url, project.project_id, source_id)

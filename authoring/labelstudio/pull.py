@@ -128,8 +128,18 @@ def pull_tasks(store: Store, session: LabelStudioSession, source: str, task_ids:
     result = PullResult(project_id=project.project_id)
     page = []
     for task_id in dict.fromkeys(task_ids):
-        task = session.call(f"reading task {task_id}", session.client.tasks.get, id=task_id)
-        page.append(TaskAnnotations.of(task if isinstance(task, dict) else task.model_dump(mode="json")))
+        try:
+            task = session.call(f"reading task {task_id}", session.client.tasks.get, id=task_id)
+        except LabelStudioError as exc:
+            if exc.status_code not in (400, 404):  # the server failing is not one bad webhook
+                raise
+            result.counts["unknown_task"] += 1  # deleted since, or never there: a webhook is only a hint
+            continue
+        raw = task if isinstance(task, dict) else task.model_dump(mode="json")
+        if raw.get("project") not in (None, project.project_id):  # another project's task: not this pull's
+            result.counts["unknown_task"] += 1
+            continue
+        page.append(TaskAnnotations.of(raw))
     result.tasks_seen = len(page)
     rows = ls_state.tasks_by_id(store, session.base_url, project.project_id)
     _take_page(store, session, source, project.project_id, page, rows, store.source_items(source), result)

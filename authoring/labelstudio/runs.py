@@ -87,6 +87,7 @@ def label_studio_for_run(
     echo: Callable[[str], None] = print,
     overlap: int = 1,
     blind_second: bool = False,
+    adopt: bool = False,
 ) -> Iterator[LabelStudioSession | None]:
     """The Label Studio a run talks to: started in the workspace (`--start-label-studio`), given by
     flags or LABEL_STUDIO_URL / LABEL_STUDIO_API_KEY, or None when there is none.
@@ -94,10 +95,15 @@ def label_studio_for_run(
     A started server is stopped when the block ends; with `keep_running` it serves the curators until
     Ctrl-C first. `overlap` curators author each record (`blind_second`: the second without the draft's answer).
     """
-    two = {"overlap": overlap, "blind_second": blind_second}
+    two = {"overlap": overlap, "blind_second": blind_second, "adopt": adopt}
     if not start:
         settings = LabelStudioSettings.from_env(url, api_key)
-        yield LabelStudioSession(replace(settings, **two)) if settings is not None else None
+        if settings is None:
+            yield None
+            return
+        session = LabelStudioSession(replace(settings, **two))
+        session.check_reachable()
+        yield session
         return
     from authoring.server import DEFAULT_PORT, LabelStudioServer
 
