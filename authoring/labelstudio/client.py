@@ -132,11 +132,12 @@ class LabelStudioSession:
                 exc.status_code,
             ) from exc
 
-    def check_reachable(self, timeout_s: float = PROBE_TIMEOUT_S) -> None:
+    def check_reachable(self, timeout_s: float | None = None) -> None:
         """One quick request before a run relies on the server: a URL that accepts connections and never answers
         (a wrong port, a hung proxy) is a one-line error in seconds, not minutes of silence."""
         import httpx
 
+        timeout_s = PROBE_TIMEOUT_S if timeout_s is None else timeout_s
         try:
             httpx.get(f"{self.base_url}/health", timeout=timeout_s)  # any HTTP answer will do: it is there
         except httpx.TransportError as exc:

@@ -8,7 +8,7 @@ reading the body or waking the service:
 - a request without the header or with a wrong one (403, compared in constant time);
 - a Content-Length that is missing, not a decimal number, or over `MAX_BODY` (411, 400, 413), and any
   Transfer-Encoding (411): the body cap holds whatever the client announces;
-- a client slower than `READ_TIMEOUT_S` for the headers or the body (the connection is dropped);
+- a client that has not sent its whole request within `READ_TIMEOUT_S` (the connection is cut);
 - a body that is not a JSON object, or whose `task` / `annotation` is not an object with an integer id (400).
 
 An accepted webhook only names a task: the service then reads that task from Label Studio itself, so even a
@@ -18,10 +18,12 @@ refusal is logged in one line, with the client's address and the reason (never t
 
 from __future__ import annotations
 
+import contextlib
 import hmac
 import json
 import re
 import secrets
+import socket
 import sys
 import threading
 from collections.abc import Callable
@@ -80,6 +82,7 @@ class WebhookReceiver:
         *,
         secret: str | None = None,
         log: Callable[[str], None] | None = None,
+        read_timeout_s: float = READ_TIMEOUT_S,
     ) -> None:
         self.wake = threading.Event()
         self.received = 0
@@ -91,7 +94,23 @@ class WebhookReceiver:
         receiver = self
 
         class Handler(BaseHTTPRequestHandler):
-            timeout = READ_TIMEOUT_S  # socket timeout for the request line, headers and body
+            timeout = read_timeout_s  # socket timeout for the request line, headers and body
+
+            def setup(self) -> None:
+                super().setup()
+                # A whole request within the limit, not only each read: a client dripping a byte at a time is cut.
+                self._deadline = threading.Timer(read_timeout_s, self._cut)
+                self._deadline.daemon = True
+                self._deadline.start()
+
+            def _cut(self) -> None:
+                receiver._refuse_line(self.client_address[0], f"no whole request within {read_timeout_s:.0f} s")
+                with contextlib.suppress(OSError):
+                    self.connection.shutdown(socket.SHUT_RDWR)
+
+            def finish(self) -> None:
+                self._deadline.cancel()
+                super().finish()
 
             def do_POST(self) -> None:  # noqa: N802 - the http.server interface
                 receiver._handle(self)
@@ -116,8 +135,15 @@ class WebhookReceiver:
             def log_error(self, format: str, *args: object) -> None:  # noqa: A002 - timeouts, bad request lines
                 receiver._refuse_line(self.client_address[0], format % args)
 
-        self.server = ThreadingHTTPServer((host, port), Handler)
-        self.server.daemon_threads = True
+        class Server(ThreadingHTTPServer):
+            daemon_threads = True
+
+            def handle_error(self, request: Any, client_address: Any) -> None:
+                # A client gone mid-answer (or cut at the limit) is one line, never a traceback on stderr.
+                error = sys.exc_info()[1]
+                receiver._refuse_line(client_address[0], f"connection lost ({type(error).__name__})")
+
+        self.server = Server((host, port), Handler)
         self.thread = threading.Thread(target=self.server.serve_forever, name="webhook-receiver", daemon=True)
 
     # -- one request -------------------------------------------------------------------------------------
