@@ -148,7 +148,7 @@ class RunOptions(BaseModel):
         if value is not None:
             parse_listen(value)
             if not info.data.get("serve"):
-                raise ValueError("--listen takes Label Studio's webhooks for --serve: add --serve")
+                raise ValueError("it takes Label Studio's webhooks for --serve: add --serve")
         return value
 
     @field_validator("release")
