@@ -31,7 +31,11 @@ def label_studio_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[La
         missing("label-studio-sdk is not installed: pip install -e '.[labelstudio]'")
     # It serves local files (page images) from anywhere under the test session's temp folder.
     root = tmp_path_factory.getbasetemp()
-    server = LabelStudioServer(tmp_path_factory.mktemp("label-studio"), port=free_port(), files_root=root)
+    # The first start runs Label Studio's migrations: a minute on 2 idle cores, several on a loaded machine. Its
+    # /health is what the start waits for; the limit is only there so that a hung start ends.
+    server = LabelStudioServer(
+        tmp_path_factory.mktemp("label-studio"), port=free_port(), files_root=root, startup_timeout_s=900.0
+    )
     server.start()
     try:
         yield server

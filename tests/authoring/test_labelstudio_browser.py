@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -52,6 +51,25 @@ def browser() -> Iterator[Any]:
             yield launched
         finally:
             launched.close()
+
+
+def submit_and_wait(page: Any, button: str = "Submit") -> dict[str, Any]:
+    """Click Submit (or Update) and wait for Label Studio's answer to the request that stores the annotation.
+
+    The page hides its button before that request is answered; a test that goes on as soon as the button is gone
+    (or after a fixed pause) pulls before the annotation exists on a busy server. The answer is the event.
+    """
+    method = "POST" if button == "Submit" else "PATCH"
+
+    def stores_the_annotation(response: Any) -> bool:
+        url = response.url.split("?", 1)[0]
+        return response.request.method == method and "/api/" in url and "annotations" in url and "draft" not in url
+
+    with page.expect_response(stores_the_annotation, timeout=120_000) as answered:
+        page.locator("button", has_text=button).last.click()
+    response = answered.value
+    assert response.ok, f"Label Studio answered HTTP {response.status} to {button}: {response.text()[:300]}"
+    return response.json()
 
 
 def hotpot_item() -> SourceItem:
@@ -143,19 +161,8 @@ def test_curator_sees_context_and_prefilled_editors_then_submits(
         # The curator edits the question, accepts and submits; the next pull takes it.
         editors.nth(0).fill("Which university did the observatory's 1958-1977 director attend?")
         page.locator("label:has(input[type=radio][name=accept])").click()
-        page.get_by_role("button", name="Submit").click()
-        page.wait_for_function(
-            "() => ![...document.querySelectorAll('button')].some(b => b.innerText.trim() === 'Submit')",
-            timeout=30_000,
-        )
-        # The page hides Submit before its request is answered: on a busy server the annotation may land a moment
-        # later, so the pull is asked again for a while (each pull takes only what is new).
-        authored, deadline = 0, time.monotonic() + 30
-        while True:
-            authored += ls.pull_annotations(store, ls_session, "hotpotqa").counts["authored"]
-            if authored or time.monotonic() > deadline:
-                break
-            time.sleep(1)
+        submit_and_wait(page)
+        authored = ls.pull_annotations(store, ls_session, "hotpotqa").counts["authored"]
         assert authored == 1
         (stored,) = list(store.records("hotpotqa"))
         assert stored.state == RecordState.AUTHORED

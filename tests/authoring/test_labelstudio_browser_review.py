@@ -21,7 +21,13 @@ from core.models import RecordState, SourceItem
 from core.store import Store
 from judge.review_stage import run_review
 from judge.reviewer import LLMReviewer
-from tests.authoring.test_labelstudio_browser import ARTIFACTS, browser, login, open_task  # noqa: F401 - fixture
+from tests.authoring.test_labelstudio_browser import (  # noqa: F401 - browser is a fixture
+    ARTIFACTS,
+    browser,
+    login,
+    open_task,
+    submit_and_wait,
+)
 from tests.llm.fakes import FakeGemini, review_answer
 from validation.stage import run_validation
 
@@ -84,16 +90,6 @@ def highlights(page: Any) -> list[str]:
     return page.locator("span.htx-highlight").evaluate_all("els => els.map(e => e.innerText.trim())")
 
 
-def submit(page: Any, button: str) -> None:
-    page.locator("button", has_text=button).last.click()
-    page.wait_for_function(
-        f"() => ![...document.querySelectorAll('button')].some(b => b.innerText.trim() === '{button}' && !b.disabled)"
-        " || document.querySelector('.lsf-annotation-button_selected')",
-        timeout=30_000,
-    )
-    page.wait_for_timeout(1500)
-
-
 def test_curator_marks_evidence_and_dismisses_a_reviewer_flag_in_the_browser(
     browser: Any,  # noqa: F811 - the fixture
     label_studio_server: LabelStudioServer,
@@ -127,7 +123,7 @@ def test_curator_marks_evidence_and_dismisses_a_reviewer_flag_in_the_browser(
         assert "University of Oslo" in highlights(page)
         page.screenshot(path=str(ARTIFACTS / "labelstudio_evidence_marking.png"))
         page.locator("label:has(input[type=radio][name=accept])").click()
-        submit(page, "Submit")
+        submit_and_wait(page, "Submit")
 
         assert ls.pull_annotations(store, ls_session, "hotpotqa").counts["authored"] == 1
         (stored,) = store.records("hotpotqa")
@@ -160,7 +156,7 @@ def test_curator_marks_evidence_and_dismisses_a_reviewer_flag_in_the_browser(
         page.get_by_role("button", name="Add").last.click()
         page.wait_for_timeout(500)
         page.screenshot(path=str(ARTIFACTS / "labelstudio_flag_resolution.png"), full_page=True)
-        submit(page, "Update")
+        submit_and_wait(page, "Update")
         page.close()
 
         assert ls.pull_annotations(store, ls_session, "hotpotqa").counts["authored"] == 1

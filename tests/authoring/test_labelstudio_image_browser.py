@@ -16,7 +16,7 @@ from authoring import labelstudio as ls
 from authoring import ls_state
 from authoring.server import LabelStudioServer
 from core.store import Store
-from tests.authoring.test_labelstudio_browser import ARTIFACTS, browser, login  # noqa: F401 - the fixture
+from tests.authoring.test_labelstudio_browser import ARTIFACTS, browser, login, submit_and_wait  # noqa: F401 - fixture
 
 SLICE = Path(__file__).resolve().parents[1] / "data" / "olmocr_bench"
 QUESTION = "Who signed this letter, on what date, and which prisoners does it offer to exchange?"
@@ -113,11 +113,7 @@ def test_curator_sees_the_page_corrects_one_ocr_word_and_the_release_holds_it(
         page.locator("label:has(input[type=radio][name=accept])").click()
         transcript.scroll_into_view_if_needed()
         page.screenshot(path=str(ARTIFACTS / "labelstudio_olmocr_corrected.png"))
-        page.get_by_role("button", name="Submit").click()
-        page.wait_for_function(
-            "() => ![...document.querySelectorAll('button')].some(b => b.innerText.trim() === 'Submit')",
-            timeout=30_000,
-        )
+        submit_and_wait(page)  # Label Studio has stored the annotation: the pull below finds it
         page.close()
 
         pulled = ls.pull_annotations(store, ls_session, "olmocr")

@@ -19,7 +19,14 @@ from authoring import labelstudio as ls
 from authoring import ls_state
 from build_split.sources import sample_authored
 from core.store import Store
-from tests.authoring.test_labelstudio_browser import ARTIFACTS, browser, hotpot_item, login, open_task  # noqa: F401
+from tests.authoring.test_labelstudio_browser import (  # noqa: F401 - browser is a fixture
+    ARTIFACTS,
+    browser,
+    hotpot_item,
+    login,
+    open_task,
+    submit_and_wait,
+)
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -78,7 +85,7 @@ def test_a_browser_submission_gets_its_verdict_while_the_service_runs(
         login(page, label_studio_server)
         open_task(page, label_studio_server, project.project_id, task_id)
         page.locator("label:has(input[type=radio][name=accept])").click()
-        page.get_by_role("button", name="Submit").click()
+        submit_and_wait(page)
         submitted = time.monotonic()
 
         # No toolkit command from here on: the service alone writes the verdict into the task.
@@ -182,7 +189,7 @@ def test_an_adjudicator_settles_two_answers_in_the_browser_while_the_service_run
         assert json.loads(editors.nth(2).input_value()) == wrong["ground_truth"]  # prefilled with the first answer
         editors.nth(2).fill(json.dumps(right["ground_truth"], indent=1))
         page.locator("label:has(input[type=radio][name=accept])").click()
-        page.get_by_role("button", name="Submit").click()
+        submit_and_wait(page)
         submitted = time.monotonic()
         feedback = ""
         while time.monotonic() - submitted < 90:
