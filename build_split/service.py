@@ -149,7 +149,7 @@ def _loop(
         receiver.wake.clear()
         if stop is not None and stop.is_set():
             return
-        if lease is not None and (woken or time.monotonic() - renewed >= ownership.RENEW_S):
+        if lease is not None and time.monotonic() - renewed >= ownership.RENEW_S:
             ownership.renew_lease(session, *lease)
             renewed = time.monotonic()
         if not woken and time.monotonic() < next_poll:

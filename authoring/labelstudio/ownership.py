@@ -8,8 +8,8 @@ of the project's description, where an administrator can read them too:
   that no workspace marked, is never written into without `--adopt` (which moves the mark).
 - `[sob-toolkit service host <host> pid <pid> since <time> seen <time>]`: the `--serve` process that holds the
   project's lease. A second service on the project is refused with a line naming the first, unless the first is
-  gone: a process of this host that no longer runs, or a lease not renewed for `STALE_AFTER_S` seconds
-  (`--serve` renews it every cycle and at least every `RENEW_S` seconds). Label Studio offers no compare-and-swap,
+  gone: on this host, a process that no longer runs; on another host, a lease not renewed for `STALE_AFTER_S`
+  seconds (`--serve` renews it every `RENEW_S` seconds). Label Studio offers no compare-and-swap,
   so a lease is written, then read back: two services starting within the same second are told apart there.
 """
 
@@ -128,8 +128,8 @@ class Lease:
 
     def gone(self) -> str | None:
         """Why this lease no longer holds (None while its service may still run)."""
-        if self.host == socket.gethostname() and not process_alive(self.pid):
-            return f"process {self.pid} on {self.host} no longer runs"
+        if self.host == socket.gethostname():  # this host can tell for sure
+            return None if process_alive(self.pid) else f"process {self.pid} on {self.host} no longer runs"
         idle = (_now() - self.seen).total_seconds()
         if idle > STALE_AFTER_S:
             return f"its lease was last renewed {idle:.0f} s ago"
@@ -161,10 +161,11 @@ def take_lease(session: LabelStudioSession, project_id: int) -> tuple[Lease, str
     if held is not None and not held.is_mine():
         why = held.gone()
         if why is None:
+            lapse = f" (its lease lapses {STALE_AFTER_S:.0f} s after it last renewed it)"
+            lapse = "" if held.host == socket.gethostname() else lapse
             raise ProjectServed(
                 f"Label Studio project {project_id} at {session.base_url} is already served by {held.holder()}: "
-                "stop that service first (its lease lapses "
-                f"{STALE_AFTER_S:.0f} s after it last renewed it)"
+                f"stop that service first{lapse}"
             )
         note = f"took over project {project_id} from a service that ended ({held.holder()}; {why})"
     mine = Lease.mine()

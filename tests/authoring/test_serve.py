@@ -119,6 +119,26 @@ def test_serve_writes_the_verdict_back_while_status_works(tmp_path: Path, label_
             timeout=90,
         )
         assert status.returncode == 0 and "accepted 1" in status.stdout, status.stdout + status.stderr
+
+        # A forged webhook to the service's receiver (no secret header): refused, nothing woken.
+        import httpx
+
+        hook_url = lines[-1].split("webhooks to ", 1)[1].split(",", 1)[0]
+        forged = {"action": "ANNOTATION_CREATED", "task": {"id": tasks[good["source_id"]].task_id}}
+        assert httpx.post(hook_url, json=forged, timeout=30).status_code == 403
+
+        # A second service on the same project: refused, naming the first.
+        second = subprocess.run(
+            [sys.executable, "-m", "build_split", "--source", "hotpotqa", "--workspace", str(ws), "--serve"]
+            + ["--judge", "heuristic"],
+            cwd=REPO,
+            env={**env, "SOB_WORKSPACE_WAIT": "60"},
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        last = second.stderr.strip().splitlines()[-1]
+        assert second.returncode == 2 and f"process {service.pid}, serving since" in last, second.stderr
     finally:
         service.send_signal(signal.SIGTERM)
         code = service.wait(timeout=60)
