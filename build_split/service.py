@@ -8,7 +8,7 @@ the curator sees it within seconds. Where webhooks cannot reach the toolkit, or 
 every `poll_s` seconds. A webhook is only a hint: one naming a task Label Studio does not hold is counted and
 skipped, and a cycle that fails on one bad task is logged and the service goes on.
 
-The service holds its project's lease (`authoring.labelstudio.ownership`): a second `--serve` on the same project
+The service holds its project's lease (`authoring.labelstudio.lease`): a second `--serve` on the same project
 is refused while the first runs. The store is opened for each cycle only: `--status`, `--rejections`, `--diff`,
 `--release` and `python -m scoring` work from another terminal meanwhile.
 """
@@ -22,7 +22,7 @@ from collections.abc import Callable
 from datetime import datetime
 from urllib.parse import urlparse
 
-from authoring.labelstudio import ownership, webhooks
+from authoring.labelstudio import lease, webhooks
 from authoring.labelstudio.client import LabelStudioError, LabelStudioSession, LabelStudioUnavailable, ensure_project
 from authoring.labelstudio.runs import label_studio_for_run
 from authoring.labelstudio.webhooks import WebhookReceiver
@@ -78,13 +78,13 @@ def serve(options: RunOptions, echo: Callable[[str], None] = print, *, poll_s: f
             )
         with Store.open(options.workspace) as store:  # whose project, and who serves it: before writing anything
             project = ensure_project(store, session, options.source)
-        lease, took_over = ownership.take_lease(session, project.project_id)
+        held, took_over = lease.take_lease(session, project.project_id)
         if took_over:
             echo(f"note: {took_over}")
         try:
-            _serve_project(options, session, project.project_id, listen, echo, poll_s, summary, lease)
+            _serve_project(options, session, project.project_id, listen, echo, poll_s, summary, held)
         finally:
-            ownership.release_lease(session, project.project_id)
+            lease.release_lease(session, project.project_id)
     return summary
 
 
@@ -96,7 +96,7 @@ def _serve_project(
     echo: Callable[[str], None],
     poll_s: float,
     summary: RunSummary,
-    lease: ownership.Lease,
+    held: lease.Lease,
 ) -> None:
     run_once(options, summary, session, echo)
     with Store.open(options.workspace) as store:
@@ -123,7 +123,7 @@ def _serve_project(
             "Ctrl-C stops the service."
         )
         try:
-            _loop(cycle_options, session, receiver, poll_s, echo, lease=(project_id, lease.since))
+            _loop(cycle_options, session, receiver, poll_s, echo, holding=(project_id, held.since))
         finally:
             for hook in hook_ids:
                 webhooks.remove(session, hook)
@@ -137,20 +137,20 @@ def _loop(
     echo: Callable[[str], None],
     stop: threading.Event | None = None,
     *,
-    lease: tuple[int, datetime] | None = None,
+    holding: tuple[int, datetime] | None = None,
 ) -> None:
-    """Cycles until interrupted (or `stop` is set, then the receiver woken). `lease`: the project whose lease
+    """Cycles until interrupted (or `stop` is set, then the receiver woken). `holding`: the project whose lease
     this service renews, and since when it holds it."""
     next_poll = time.monotonic() + poll_s
     renewed = time.monotonic()
     while stop is None or not stop.is_set():
         wait = max(0.0, next_poll - time.monotonic())
-        woken = receiver.wake.wait(timeout=min(wait, ownership.RENEW_S) if lease else wait)
+        woken = receiver.wake.wait(timeout=min(wait, lease.RENEW_S) if holding else wait)
         receiver.wake.clear()
         if stop is not None and stop.is_set():
             return
-        if lease is not None and time.monotonic() - renewed >= ownership.RENEW_S:
-            ownership.renew_lease(session, *lease)
+        if holding is not None and time.monotonic() - renewed >= lease.RENEW_S:
+            lease.renew_lease(session, *holding)
             renewed = time.monotonic()
         if not woken and time.monotonic() < next_poll:
             continue  # only the lease was due

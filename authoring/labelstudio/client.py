@@ -15,6 +15,8 @@ from typing import Any, TypeVar
 
 from annotation_ui_config import label_config
 from authoring import ls_state
+from authoring.labelstudio import ownership
+from authoring.labelstudio.errors import LabelStudioError, LabelStudioUnavailable
 from core.store import Store
 
 CONNECT_TIMEOUT_S = 10.0  # a server that takes no connection in this long is not there
@@ -30,18 +32,6 @@ PULL_OMIT = (
 LIST_OMIT = PULL_OMIT + ",annotations"
 
 T = TypeVar("T")
-
-
-class LabelStudioError(RuntimeError):
-    """Label Studio refused a request, or is misconfigured; the message says what to do."""
-
-    def __init__(self, message: str, status_code: int | None = None) -> None:
-        super().__init__(message)
-        self.status_code = status_code
-
-
-class LabelStudioUnavailable(LabelStudioError):
-    """Label Studio did not answer (not running, killed, network)."""
 
 
 def source_item_key(source: str, source_id: str) -> str:
@@ -195,8 +185,6 @@ def ensure_project(
     known = ls_state.get_project(store, session.base_url, source)
     if known is not None and (source, config_hash, title, known.project_id, maximum_annotations) in session.ensured:
         return known
-    from authoring.labelstudio import ownership
-
     identity = ownership.workspace_identity(store.path.parent)
     project = None
     if known is not None:

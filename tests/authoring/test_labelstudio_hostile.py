@@ -125,3 +125,14 @@ def test_credentials_file_round_trip_still_works(tmp_path: Path) -> None:
     again = load_or_create_credentials(tmp_path, environ={})
     assert made == again and json.loads((tmp_path / "credentials.json").read_text())["token"] == made.token
     assert server._secret_key(tmp_path)
+
+
+def test_listen_registers_the_address_label_studio_can_reach() -> None:
+    from authoring.labelstudio.webhooks import WebhookReceiver
+    from build_split.service import webhook_url
+
+    with WebhookReceiver("127.0.0.1", 0, secret="x") as receiver:
+        port = receiver.address[1]
+        assert webhook_url(receiver, None) == f"http://127.0.0.1:{port}/label-studio"
+        assert webhook_url(receiver, ("127.0.0.1", port)) == f"http://127.0.0.1:{port}/label-studio"
+        assert webhook_url(receiver, ("0.0.0.0", port)) == f"http://{socket.getfqdn()}:{port}/label-studio"

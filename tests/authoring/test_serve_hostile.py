@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from authoring import ls_state
-from authoring.labelstudio import LabelStudioSession, ensure_project, ownership, push_tasks
+from authoring.labelstudio import LabelStudioSession, ensure_project, lease, ownership, push_tasks
 from authoring.labelstudio.webhooks import SECRET_HEADER, WebhookReceiver
 from build_split import service
 from build_split.options import RunOptions
@@ -116,9 +116,9 @@ def test_a_deleted_task_named_by_a_webhook_does_not_stop_the_cycle(tmp_path: Pat
 
 
 # -- two services, one project --------------------------------------------------------------------------------
-def write_lease(session: LabelStudioSession, project_id: int, lease: ownership.Lease) -> None:
+def write_lease(session: LabelStudioSession, project_id: int, held: lease.Lease) -> None:
     project = session.client.projects.get(id=project_id)
-    session.client.projects.update(id=project_id, description=ownership.with_lease(project.description, lease))
+    session.client.projects.update(id=project_id, description=lease.with_lease(project.description, held))
 
 
 def test_a_second_service_is_refused_naming_the_first_and_takes_over_when_it_died(ls_session, store) -> None:
@@ -126,35 +126,35 @@ def test_a_second_service_is_refused_naming_the_first_and_takes_over_when_it_die
     since = datetime.now(UTC).replace(microsecond=0) - timedelta(minutes=5)
     first = subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.read()"], stdin=subprocess.PIPE)
     try:
-        write_lease(ls_session, project_id, ownership.Lease(socket.gethostname(), first.pid, since, since))
-        with pytest.raises(ownership.ProjectServed) as raised:
-            ownership.take_lease(ls_session, project_id)
+        write_lease(ls_session, project_id, lease.Lease(socket.gethostname(), first.pid, since, since))
+        with pytest.raises(lease.ProjectServed) as raised:
+            lease.take_lease(ls_session, project_id)
         message = str(raised.value)
         assert f"host {socket.gethostname()}, process {first.pid}, serving since {since:%Y-%m-%dT%H:%M:%SZ}" in message
         assert "\n" not in message
     finally:
         first.kill()
         first.wait()
-    lease, note = ownership.take_lease(ls_session, project_id)  # the first died: a clean takeover
-    assert lease.is_mine() and note is not None and f"process {first.pid}" in note and "no longer runs" in note
-    ownership.release_lease(ls_session, project_id)
-    assert ownership.Lease.of(ls_session.client.projects.get(id=project_id).description) is None
+    mine, note = lease.take_lease(ls_session, project_id)  # the first died: a clean takeover
+    assert mine.is_mine() and note is not None and f"process {first.pid}" in note and "no longer runs" in note
+    lease.release_lease(ls_session, project_id)
+    assert lease.Lease.of(ls_session.client.projects.get(id=project_id).description) is None
 
 
 def test_a_lease_from_another_host_holds_while_renewed_and_lapses_after(ls_session, store) -> None:
     project_id = ensure_project(store, ls_session, "hotpotqa").project_id
     now = datetime.now(UTC).replace(microsecond=0)
-    write_lease(ls_session, project_id, ownership.Lease("curation-host-2", 4242, now - timedelta(hours=1), now))
-    with pytest.raises(ownership.ProjectServed, match="host curation-host-2, process 4242"):
-        ownership.take_lease(ls_session, project_id)
-    lapsed = now - timedelta(seconds=ownership.STALE_AFTER_S + 60)
-    write_lease(ls_session, project_id, ownership.Lease("curation-host-2", 4242, lapsed, lapsed))
-    lease, note = ownership.take_lease(ls_session, project_id)
-    assert lease.is_mine() and "last renewed" in (note or "")
+    write_lease(ls_session, project_id, lease.Lease("curation-host-2", 4242, now - timedelta(hours=1), now))
+    with pytest.raises(lease.ProjectServed, match="host curation-host-2, process 4242"):
+        lease.take_lease(ls_session, project_id)
+    lapsed = now - timedelta(seconds=lease.STALE_AFTER_S + 60)
+    write_lease(ls_session, project_id, lease.Lease("curation-host-2", 4242, lapsed, lapsed))
+    mine, note = lease.take_lease(ls_session, project_id)
+    assert mine.is_mine() and "last renewed" in (note or "")
     # The dead service comes back and renews: it learns it lost the project.
-    write_lease(ls_session, project_id, ownership.Lease("curation-host-2", 4242, lapsed, now))
-    with pytest.raises(ownership.ProjectServed, match="now served by host curation-host-2"):
-        ownership.renew_lease(ls_session, project_id, lease.since)
+    write_lease(ls_session, project_id, lease.Lease("curation-host-2", 4242, lapsed, now))
+    with pytest.raises(lease.ProjectServed, match="now served by host curation-host-2"):
+        lease.renew_lease(ls_session, project_id, mine.since)
 
 
 # -- a project another workspace made ---------------------------------------------------------------------------
