@@ -31,6 +31,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from authoring.labelstudio.client import LabelStudioError, LabelStudioSession
+from core.redaction import register_secret
 
 WEBHOOK_ACTIONS = ("ANNOTATION_CREATED", "ANNOTATIONS_CREATED", "ANNOTATION_UPDATED")
 SECRET_HEADER = "X-SOB-Webhook-Secret"
@@ -41,7 +42,10 @@ _DIGITS = re.compile(r"[0-9]{1,12}")
 
 
 def new_secret() -> str:
-    return secrets.token_urlsafe(32)
+    """A fresh secret, masked in everything the toolkit stores or prints from now on (core.redaction)."""
+    secret = secrets.token_urlsafe(32)
+    register_secret(secret)
+    return secret
 
 
 class BadWebhook(ValueError):

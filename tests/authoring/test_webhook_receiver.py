@@ -159,3 +159,11 @@ def test_a_client_dripping_its_headers_is_cut_at_the_whole_request_limit(receive
                 cut = True
                 break
     assert cut and any("no whole request within 1 s" in line for line in receiver.lines), receiver.lines
+
+
+def test_the_service_secret_is_masked_in_whatever_the_toolkit_prints_or_stores() -> None:
+    from authoring.labelstudio.webhooks import new_secret
+    from core.redaction import redact
+
+    secret = new_secret()
+    assert secret not in redact(f"Label Studio answered HTTP 400: {{'headers': {{'{SECRET_HEADER}': '{secret}'}}}}")
