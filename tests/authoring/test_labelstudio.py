@@ -489,8 +489,12 @@ def test_a_run_without_label_studio_gets_no_session(monkeypatch: pytest.MonkeyPa
     monkeypatch.delenv("LABEL_STUDIO_API_KEY", raising=False)
     with ls.label_studio_for_run(tmp_path) as session:
         assert session is None
-    with ls.label_studio_for_run(tmp_path, url="http://127.0.0.1:9", api_key="k") as session:
-        assert session is not None and session.base_url == "http://127.0.0.1:9"
+    # A server given by URL that is not there: one line naming the URL before the run relies on it.
+    with (
+        pytest.raises(ls.LabelStudioUnavailable, match=r"Label Studio at http://127.0.0.1:9 did not answer within"),
+        ls.label_studio_for_run(tmp_path, url="http://127.0.0.1:9", api_key="k"),
+    ):
+        pytest.fail("the run went on without its server")
     down = ls.LabelStudioSession(ls.LabelStudioSettings(url="http://127.0.0.1:9", api_key="k"))
     with pytest.raises(ls.LabelStudioUnavailable, match="did not answer while reading the project"):
         down.call("reading the project", down.client.projects.get, id=1)
