@@ -14,6 +14,7 @@ import sqlite3
 import subprocess
 import sys
 import time
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -81,6 +82,9 @@ def _toolkit(workspace: Path, *args: str) -> subprocess.Popen[str]:
     """The toolkit in a subprocess whose output goes to files: a pipe nobody reads could fill up and block the
     toolkit in a write, which a user's terminal never does."""
     env = dict(os.environ, PYTHONUNBUFFERED="1", LABEL_STUDIO_BIN=str(find_label_studio_bin()))
+    # The data dir is a copy of the session server's, projects of other tests' workspaces included: a project of
+    # its own, as a fresh server would give it (another workspace's project is not written without --adopt).
+    env["LABEL_STUDIO_PROJECT_TITLE"] = f"server-life {uuid.uuid4().hex[:8]}: {{source}}"
     for name in ("LABEL_STUDIO_URL", "LABEL_STUDIO_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY"):
         env.pop(name, None)
     out_path, err_path = workspace.parent / "toolkit.stdout", workspace.parent / "toolkit.stderr"
