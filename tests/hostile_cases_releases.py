@@ -75,8 +75,9 @@ def killed_when_copying(name: str) -> Iterator[None]:
 
 
 def push_after_a_kill(workspace: Path, scratch: Path) -> Outcome:
-    """A push killed before its last file (the card), after its data and manifest.json; then the next version's push into the same folder must carry on (it used to
-    be refused for ever: "holds 2 file(s) the toolkit did not write")."""
+    """A push killed before its last file (the card), after its data and manifest.json; then the next version's
+    push into the same folder must carry on (it used to be refused for ever: "holds 2 file(s) the toolkit did not
+    write")."""
     target = scratch / "mirror"
     code, _, err = cli(*PUSH, "--workspace", workspace, "--release", "0.2.0")
     if code != 0:
