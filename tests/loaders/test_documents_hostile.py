@@ -99,14 +99,21 @@ def test_special_files_and_broken_links_are_rejections_and_a_fifo_is_never_opene
 
 def test_a_thousand_nested_folders_stop_at_the_depth_limit_with_a_rejection(tmp_path: Path) -> None:
     folder = _folder(tmp_path)
-    deep = folder
-    for _ in range(1000):
-        deep = deep / "d"
-    deep.mkdir(parents=True)
-    (deep / "bottom.txt").write_text("Too far down.", encoding="utf-8")
-    (folder / "d" / "d" / "near.txt").write_text("Two folders down.", encoding="utf-8")
-    result = load_documents(folder, workspace=tmp_path / "ws")
-    assert _ids(result) == ["d/d/near.txt", "good.txt"]
+    levels = [folder]
+    for _ in range(1000):  # one level at a time: mkdir(parents=True) itself recurses
+        levels.append(levels[-1] / "d")
+        levels[-1].mkdir()
+    bottom = levels[-1] / "bottom.txt"
+    bottom.write_text("Too far down.", encoding="utf-8")
+    (folder / "e" / "f").mkdir(parents=True)
+    (folder / "e" / "f" / "near.txt").write_text("Two folders down.", encoding="utf-8")
+    try:
+        result = load_documents(folder, workspace=tmp_path / "ws")
+    finally:  # removed bottom up: pytest's own clean-up of old temporary folders recurses and would fail
+        bottom.unlink()
+        for level in reversed(levels[1:]):
+            level.rmdir()
+    assert _ids(result) == ["e/f/near.txt", "good.txt"]
     (problem,) = result.problems
     assert problem.code == "folder_too_deep" and "levels" in problem.message
 
