@@ -225,6 +225,25 @@ def test_a_pdf_over_the_page_cap_is_rejected_before_any_ocr(tmp_path: Path) -> N
     assert not (tmp_path / "ws" / "ocr").exists()
 
 
+def test_max_pdf_pages_is_an_option_of_the_documents_source(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from pypdf import PdfWriter
+
+    folder = _folder(tmp_path)
+    writer = PdfWriter()
+    for _ in range(2):
+        writer.add_blank_page(width=200, height=200)
+    with open(folder / "two.pdf", "wb") as handle:
+        writer.write(handle)
+    ws = tmp_path / "ws"
+    command = ["--source", "documents", "--input", str(folder), "--workspace", str(ws)]
+    assert main([*command, "--max-pdf-pages", "0"]) == 2
+    assert "--max-pdf-pages: Input should be greater than or equal to 1" in capsys.readouterr().err
+    assert main([*command, "--max-pdf-pages", "1"]) == 0
+    with Store.open(ws) as store:
+        (rejected,) = store.import_rejections("documents")
+    assert rejected["origin"] == "load:two.pdf" and rejected["reasons"][0]["code"] == "too_many_pages"
+
+
 def test_the_cli_keeps_the_environment_out_of_the_store_and_lists_the_rejections(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
