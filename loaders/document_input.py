@@ -84,7 +84,7 @@ def find_files(path: Path, result: LoadResult) -> list[FoundFile]:
     except FileNotFoundError:
         raise FileNotFoundError(f"{path} does not exist") from None
     if stat.S_ISREG(mode):
-        return [FoundFile(path.name, path)]
+        return [FoundFile(path.name, Path(os.path.realpath(path)))]
     if not stat.S_ISDIR(mode):
         raise FileNotFoundError(f"{path} is {_kind(mode)}, neither a file nor a folder")
     root = Path(os.path.realpath(path))

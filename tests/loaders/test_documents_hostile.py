@@ -70,6 +70,9 @@ def test_links_inside_the_folder_are_read_under_their_own_name(tmp_path: Path) -
     assert _ids(result) == ["good.txt", "latest.md", "letters/march.md"]
     # A link to a folder is not walked (its files are read where they are; a loop cannot run for ever).
     assert _codes(result) == {"all-letters": "linked_folder", "loop": "linked_folder"}
+    # --input itself may be a link: the curator named it.
+    (tmp_path / "given.md").symlink_to(folder / "letters" / "march.md")
+    assert _ids(load_documents(tmp_path / "given.md", workspace=tmp_path / "ws")) == ["given.md"]
 
 
 def test_special_files_and_broken_links_are_rejections_and_a_fifo_is_never_opened(tmp_path: Path) -> None:
