@@ -64,7 +64,7 @@ def row_items(file: FoundFile, text_column: str, id_column: str, result: LoadRes
             if item is None:
                 continue
             if item.source_id in seen:
-                message = f"{name} {unit} {n}: id {item.source_id!r} appears again; the first is kept"
+                message = f"{name}: id {item.source_id!r} appears again; the first is kept"
                 reject(result, name, n, "duplicate_source_id", message, raw or _raw(row), unit)
                 continue
             seen.add(item.source_id)
@@ -82,17 +82,17 @@ def _row_item(
 ) -> SourceItem | None:
     result.rows_read += 1
     name = file.name
-    where = f"{name} {unit} {n}"
+    where = name  # the line or row number is the problem's own (reports show "line 4: rows.jsonl: ...")
     if isinstance(row, InputRejected):
         code = "bad_json" if row.code == "malformed_json" else row.code
         reject(result, name, n, code, f"{where}: {row}", raw, unit)
         return None
     raw = raw or _raw(row)
     if not isinstance(row, dict):
-        reject(result, name, n, "not_an_object", f"{where} is not an object", raw, unit)
+        reject(result, name, n, "not_an_object", f"{where}: the {unit} is not an object", raw, unit)
         return None
     if text_column not in row:
-        message = f"{where} has no {text_column!r} column (give the right one with --text-column)"
+        message = f"{where}: the {unit} has no {text_column!r} column (give the right one with --text-column)"
         reject(result, name, n, "no_text_column", message, raw, unit)
         return None
     text = row[text_column]

@@ -824,7 +824,7 @@ CASES: list[Case] = [
         "documents: a JSONL row with a lone surrogate",
         documents_case(_surrogate_row, "rows.jsonl"),
         0,
-        "lone_surrogate] line 2: rows.jsonl line 2",
+        "lone_surrogate] line 2: rows.jsonl: a string holds a lone",
     ),
     Case(
         "--push ./folder again after the curator added data/default/my-analysis.parquet",

@@ -179,7 +179,7 @@ def test_jsonl_lines_beyond_the_limits_are_rejected_one_by_one(tmp_path: Path) -
         ("rows.jsonl", 5, "number_too_long", "line"),
         ("rows.jsonl", 6, "duplicate_key", "line"),
     ]
-    assert all(p.message.startswith("rows.jsonl line ") for p in result.problems)
+    assert all(p.message.startswith("rows.jsonl: ") for p in result.problems)
 
 
 def test_a_row_id_and_a_file_name_never_make_the_same_source_id(tmp_path: Path) -> None:
