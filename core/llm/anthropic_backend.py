@@ -19,6 +19,9 @@ from core.llm.retry import parse_retry_after
 from core.llm.types import LLMError, LLMRequest, RawReply, Usage, is_transient_status, not_a_reply
 
 DEFAULT_MAX_TOKENS = 2048  # the Messages API requires a budget
+# The SDK (2.x) no longer takes `temperature` as an argument (the newest models refuse it), while the API still
+# takes it for the others: it is sent in the body as it always was.
+TEMPERATURE_NOTE = "temperature travels in extra_body"
 
 
 class AnthropicSettings(BaseModel):
@@ -55,7 +58,7 @@ class AnthropicBackend:
     def generate(self, model: str, request: LLMRequest) -> RawReply:
         kwargs: dict[str, Any] = {}
         if request.temperature is not None:
-            kwargs["temperature"] = request.temperature
+            kwargs["extra_body"] = {"temperature": request.temperature}  # see TEMPERATURE_NOTE
         return self.messages(
             model=model,
             max_tokens=request.max_output_tokens or DEFAULT_MAX_TOKENS,

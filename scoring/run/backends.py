@@ -103,7 +103,13 @@ class SOBGemini(GeminiBackend):
             config["thinking_config"] = thinking_config(self._types, self.model_id)
         if self.run.structured:
             config["response_schema"] = json_schema_of(request.response_model)
-        return self._types.GenerateContentConfig(**config)
+        try:
+            return self._types.GenerateContentConfig(**config)
+        except Exception as exc:  # the SDK cannot take this record's schema (a list of types): SOB's call fails too
+            raise LLMError(
+                f"gemini: the SDK refuses this record's schema as response_schema ({type(exc).__name__}: {exc})",
+                transient=False,
+            ) from exc
 
 
 class SOBChat(OpenAIBackend):
@@ -166,8 +172,8 @@ class SOBAnthropic(AnthropicBackend):
             "system": request.system,
             "messages": [{"role": "user", "content": request.user}],
         }
-        if model not in ANTHROPIC_NO_TEMPERATURE:
-            kwargs["temperature"] = request.temperature
+        if model not in ANTHROPIC_NO_TEMPERATURE:  # the SDK has no temperature argument any more: in the body
+            kwargs["extra_body"] = {"temperature": request.temperature}
         return self.messages(**kwargs)
 
 

@@ -126,8 +126,12 @@ def _summary(report: RunReport) -> list[str]:
         f"{report.path}: {report.already_done} record(s) already answered, {report.answered} answered now "
         f"({report.not_json} not JSON, kept as the model's text), of {report.total}"
     ]
-    if report.failed:
-        counts = ", ".join(f"{n} {kind}" for kind, n in sorted(report.failed.items()))
+    rejected = report.failed.get("rejected", 0)
+    if rejected:
+        lines.append(f"{rejected} request(s) refused for themselves (a 4xx): written as SOB writes a failed call")
+    left = {kind: n for kind, n in report.failed.items() if kind != "rejected"}
+    if left:
+        counts = ", ".join(f"{n} {kind}" for kind, n in sorted(left.items()))
         lines.append(f"left without an answer: {counts}; run the command again to ask for them")
     if report.stop is not None:
         lines.append(f"STOPPED: {report.stop}")

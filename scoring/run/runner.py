@@ -7,7 +7,8 @@ killed half way, run again, asks only for what is missing (and, with the cache, 
 same request). A reply that is not JSON is the model's answer: it is kept as SOB keeps it (the text)
 and cached as a malformed reply. Calls that fail (server errors past their retries, a refused key)
 leave their records out: the response file is written only when every record has its line, and
-the next run asks for the rest.
+the next run asks for the rest. A request refused for itself (a 4xx other than a refused key, a
+schema the SDK cannot send) gets SOB's line for a failed call, a null candidate, and is not asked again.
 """
 
 from __future__ import annotations
@@ -204,13 +205,16 @@ def run_inference(
                 kind = outcome.failure or "transient"
                 report.failed[kind] = report.failed.get(kind, 0) + 1
                 report.last_error = outcome.error
-                continue
+                if kind != "rejected":
+                    continue  # asked again by the next run
             if outcome.status == "parse_error":
                 report.not_json += 1
             usage = outcome.usage
+            # A request refused for itself (a 4xx, a schema the SDK cannot send) is SOB's failed call: no candidate.
+            rejected = outcome.status == "call_error"
             line = eval_line(
                 row,
-                candidate_of(provider, structured, outcome.raw_text),
+                None if rejected else candidate_of(provider, structured, outcome.raw_text),
                 model_id=options.model_id,
                 schema=schema,
                 input_tokens=usage.input_tokens,
