@@ -77,7 +77,8 @@ def test_a_killed_run_resumes_without_repeating_a_finished_call(scored_release, 
     env = {k: v for k, v in os.environ.items() if not k.startswith(("GEMINI_", "GOOGLE_", "OPENAI_", "ANTHROPIC_"))}
     env |= {"PYTHONPATH": str(ROOT), "GEMINI_API_KEY": SECRET}
     partial = out / (RESPONSES + ".partial")
-    process = subprocess.Popen([sys.executable, "-m", "scoring.run", *args], env=env, cwd=tmp_path)
+    log = (tmp_path / "run.log").open("w")
+    process = subprocess.Popen([sys.executable, "-m", "scoring.run", *args], env=env, cwd=tmp_path, stderr=log)
     try:
         wait_for(lambda: partial.exists() and len(partial.read_text().splitlines()) >= 6, "six finished records")
         process.send_signal(signal.SIGKILL)
@@ -85,6 +86,8 @@ def test_a_killed_run_resumes_without_repeating_a_finished_call(scored_release, 
     finally:
         if process.poll() is None:
             process.kill()
+        log.close()
+    assert process.returncode == -signal.SIGKILL, (tmp_path / "run.log").read_text()[-2000:]
     finished = read_lines(partial)  # a line cut short by the kill would be left out
     assert 6 <= len(finished) < 24
     assert not (out / RESPONSES).exists()  # not complete: no response file yet
