@@ -42,7 +42,9 @@ SKIP_OWN_SOURCE = (
     "needs the reader's own source package, which the page writes by hand: tests/build_split/test_source_plugin.py "
     "installs such a package (an entry point named recipes) and builds a release with it"
 )
-SKIP_VLLM = "needs a vLLM server with the model's weights (tests/scoring run --provider vllm on an OpenAI-compatible stand-in)"
+SKIP_VLLM = (
+    "needs a vLLM server with the model's weights (tests/scoring run --provider vllm on an OpenAI-compatible stand-in)"
+)
 SKIP_DRAFT_KEY = (
     "asks the draft model with the key of the reader's environment (GEMINI_API_KEY); without one it stops with "
     "`error: cannot start the Gemini client ... Set GEMINI_API_KEY` (tests/scoring cover --ambiguity on a stand-in)"
