@@ -95,7 +95,8 @@ class RunReport:
 
 
 def release_rows(release: Release) -> list[dict[str, Any]]:
-    """The release's rows in its own order (split by split, file by file), every column kept."""
+    """The release's rows in its own order (split by split, file by file), every text column kept. Binary columns
+    (an image release's `page_image`) are left out: SOB's models read the OCR text, and a line is JSON."""
     rows: list[dict[str, Any]] = []
     splits: list[str] = []
     for record in release.records.values():
@@ -103,7 +104,8 @@ def release_rows(release: Release) -> list[dict[str, Any]]:
             splits.append(record.split)
     for split in splits:
         for file in sorted((release.path / DATA_DIR).glob(f"{split}-*.parquet")):
-            rows.extend(pq.read_table(file).to_pylist())
+            columns = [f.name for f in pq.read_schema(file) if "binary" not in str(f.type)]
+            rows.extend(pq.read_table(file, columns=columns).to_pylist())
     return rows
 
 

@@ -170,3 +170,46 @@ def test_a_malformed_reply_is_kept_as_sob_keeps_it_and_never_paid_twice(scored_r
     )
     summary = json.loads((tmp_path / "ev/text/test-model/eval_summary.json").read_text())
     assert summary["data_quality"]["json_parse_fail_count"] == 8
+
+
+def test_binary_columns_stay_out_of_the_lines(tmp_path):
+    """An image release's `page_image` (PNG bytes) is not part of a JSON line: SOB's models read the OCR text."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from scoring.inputs import Release, ReleaseRecord
+    from scoring.run.runner import release_rows
+
+    (tmp_path / "data").mkdir()
+    image = pa.struct([("bytes", pa.binary()), ("path", pa.string())])
+    table = pa.table(
+        {
+            "record_id": ["r1"],
+            "context": ["OCR text"],
+            "page_image": pa.array([[{"bytes": b"\x89PNG", "path": None}]], type=pa.list_(image)),
+        }
+    )
+    pq.write_table(table, tmp_path / "data/train-0.parquet")
+    record = ReleaseRecord("r1", "train", "OCR text", "q", {}, {}, None, None, None, None)
+    rows = release_rows(Release(tmp_path, "image", "olmocr", "1.0.0", {"r1": record}, "image"))
+    assert rows == [{"record_id": "r1", "context": "OCR text"}]
+
+
+def test_anthropic_overloaded_is_retried_and_answered(scored_release, tmp_path, monkeypatch):
+    from tests.llm.fake_anthropic import anthropic_error
+    from tests.llm.fakes import Reply
+
+    clean_env(monkeypatch, "anthropic")
+    server = stand_in("anthropic")
+    server.answer = nulls_answer
+    server.enqueue(*[Reply(529, anthropic_error(529, "Overloaded"), {"retry-after": "0"})] * 3)
+    try:
+        args = run_args(
+            scored_release.path, "anthropic", server, tmp_path / "out", tmp_path / "ws", "--sample-size", "4"
+        )
+        assert main(args) == 0
+    finally:
+        server.close()
+    assert server.total_model_calls == 4 + 3 and sum(server.answered.values()) == 4
+    lines = read_lines(tmp_path / "out" / RESPONSES)
+    assert all(isinstance(line["output"]["candidate_response"], dict) for line in lines)
