@@ -161,7 +161,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         settings = _settings(args)
     except ValueError as exc:
-        parser.error(f"--openrouter-extra-body is not JSON: {exc}")
+        parser.error(f"--openrouter-extra-body must be a JSON object: {exc}")
     options = RunOptions(
         model_id=args.model_id,
         settings=settings,

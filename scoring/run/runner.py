@@ -41,7 +41,15 @@ from scoring.run.prompts import (
     parse_schema,
     strict_schema,
 )
-from scoring.run.responses import Checkpoint, eval_line, extract_json, loads_or_text, read_finished, response_path
+from scoring.run.responses import (
+    Checkpoint,
+    eval_line,
+    extract_json,
+    loads_or_text,
+    partial_path,
+    read_finished,
+    response_path,
+)
 
 # SOB's defaults (utils/config.py).
 DEFAULT_TEMPERATURE = 0.0
@@ -184,12 +192,12 @@ def run_inference(
         report.already_done = report.total
         report.complete = True
         return report  # every line is there: nothing to ask
-    checkpoint = Checkpoint(final)
-    done |= read_finished(checkpoint.partial)
+    tally = UsageTally()
+    client = make_client(backend_factory(), options, store, tally)  # a missing key is an error before any file
+    done |= read_finished(partial_path(final))
     wanted = [row for row in rows if str(row["record_id"]) not in done]
     report.already_done = report.total - len(wanted)
-    tally = UsageTally()
-    client = make_client(backend_factory(), options, store, tally)
+    checkpoint = Checkpoint(final)
     provider, structured = options.settings.provider, options.settings.structured
     planned = [(row, *request_for(options, row)) for row in wanted]
     client.prefetch(request for _, request, _ in planned)

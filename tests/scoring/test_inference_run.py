@@ -214,3 +214,21 @@ def test_anthropic_overloaded_is_retried_and_answered(scored_release, tmp_path, 
     assert server.total_model_calls == 4 + 3 and sum(server.answered.values()) == 4
     lines = read_lines(tmp_path / "out" / RESPONSES)
     assert all(isinstance(line["output"]["candidate_response"], dict) for line in lines)
+
+
+def test_bad_input_is_one_clear_line(scored_release, tmp_path, monkeypatch, capsys):
+    clean_env(monkeypatch)  # no key at all
+    server = stand_in("openai")
+    try:
+        args = run_args(scored_release.path, "openai", server, tmp_path / "out", tmp_path / "ws")
+        assert main(args) == 2
+        assert capsys.readouterr().err == "error: --provider openai needs an API key: set OPENAI_API_KEY\n"
+        assert not (tmp_path / "out").exists()  # no file written
+        monkeypatch.setenv("OPENAI_API_KEY", SECRET)
+        args[1] = str(tmp_path / "no-such-release")
+        assert main(args) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("error: ") and "does not exist" in err and len(err.splitlines()) == 1
+    finally:
+        server.close()
+    assert server.requests == []  # nothing was sent
