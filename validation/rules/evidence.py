@@ -6,7 +6,6 @@ import copy
 
 from validation.rules.base import GROUND_TRUTH, SCHEMA, case, lake
 from validation.rules.model import Example, Rule
-from validation.rules.registry import register
 
 RIGHT = lake("the lake record with its dam height quoted", evidence={"$.dam_height_m": "38 metres high"})
 CHECK_GIVEN = "validation.evidence:_check_given"
@@ -29,7 +28,7 @@ def _nullable() -> dict[str, object]:
     return schema
 
 
-register(
+RULES = (
     _evidence_rule(
         "evidence_unknown_path",
         "Evidence is given for a path that is not in the ground truth.",

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from validation.rules.base import case, with_property
 from validation.rules.model import Example, Rule
-from validation.rules.registry import register
 
 FIELDS = "validation.field_checks"
 FAMILY = "a value and its field"
@@ -33,7 +32,7 @@ def _flag(
     )
 
 
-register(
+RULES = (
     _flag(
         "unit_mismatch",
         "The field names a unit the value was not converted to (a height in feet in a `_m` field, a share given as "

@@ -6,7 +6,6 @@ import copy
 
 from validation.rules.base import SCHEMA, case, lake
 from validation.rules.model import Rule
-from validation.rules.registry import register
 
 RIGHT = lake("the lake record: every value stated, the seed answer agrees")
 JUDGE = "judge.heuristic:HeuristicJudge.judge"
@@ -29,7 +28,7 @@ def _generic_schema() -> dict[str, object]:
     }
 
 
-register(
+RULES = (
     Rule(
         code="low_accuracy",
         summary="An answer with no value at all (every leaf null, empty or a filler word), or a judge's accuracy "

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from validation.rules.base import case
 from validation.rules.model import Rule
-from validation.rules.registry import register
 
 NEIGHBOURS = "validation.neighbour_checks"
 FAMILY = "a value beside its neighbours"
 
-register(
+RULES = (
     Rule(
         code="corrected_value",
         summary='A figure the speaker or the page corrects a few lines later ("sorry, I mean ...").',

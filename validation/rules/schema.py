@@ -9,7 +9,6 @@ from typing import Any
 from core.limits import MAX_GROUND_TRUTH_CONTAINERS, MAX_GROUND_TRUTH_NESTING, MAX_SCHEMA_CONTAINERS, MAX_SCHEMA_NESTING
 from validation.rules.base import GROUND_TRUTH, SCHEMA, lake, with_property
 from validation.rules.model import Example, Rule
-from validation.rules.registry import register
 
 RIGHT = lake("the lake record: a valid schema and a ground truth that follows it")
 
@@ -74,7 +73,7 @@ DATA_ALIGNMENT = "validation.alignment:check_data_alignment"
 PYDANTIC = "validation.pydantic_check:check_pydantic"
 SCORED = "SOB's evaluator scores an answer against its schema: a record whose schema or data is broken cannot be scored"
 
-register(
+RULES = (
     _schema_rule(
         "schema_not_a_schema",
         "The schema is not a JSON object.",
