@@ -29,16 +29,12 @@ from judge.rubric import RUBRIC_VERSION, dimensions_for
 from validation.evidence import places_of
 from validation.field_checks import shape_of
 from validation.grounding import fold, normalize_text
-from validation.readings import (
-    clock_mentions,
-    clock_value,
-    conversion_supports,
-    date_places,
-    field_hint,
-    number_mentions,
-    spelled_number,
-    string_places,
-)
+from validation.number_words import spelled_number
+from validation.readings import conversion_supports, string_places
+from validation.readings.clock import clock_mentions, clock_value
+from validation.readings.dates import date_places
+from validation.readings.fields import field_hint
+from validation.readings.numbers import number_mentions
 
 VERSION = f"heuristic-3/rubric-{RUBRIC_VERSION}"
 YES = {"yes", "true", "y"}

@@ -44,18 +44,11 @@ from validation.field_checks import (
 from validation.field_hints import hint_for
 from validation.grounding import NormalizedContext, is_grounded, is_negative_at, normalize_context, transcript_speakers
 from validation.normalise import matches_normalised, number_readings, one_number_in_words, same_number
-from validation.readings import (
-    FieldHint,
-    clock_value,
-    conversion_supports,
-    date_places,
-    field_words,
-    number_places,
-    precision_of,
-    quote_supports,
-    string_places,
-    to_decimal,
-)
+from validation.readings import conversion_supports, number_places, quote_supports, string_places
+from validation.readings.clock import clock_value
+from validation.readings.dates import date_places
+from validation.readings.fields import FieldHint, field_words
+from validation.readings.numbers import precision_of, to_decimal
 from validation.table_units import cell_header
 
 CHECK = "evidence"
@@ -1173,7 +1166,7 @@ def _locate(
     also: tuple[str, ...] = (),
 ) -> tuple[int, int, str] | None:
     """The best place of a value without evidence: near its object's anchor, under its own label. A value not
-    written as it is may be written another way (validation/readings.py: a unit conversion, a decimal comma,
+    written as it is may be written another way (validation/readings/: a unit conversion, a decimal comma,
     a clock time, an abbreviation, ...)."""
     places = _occurrences(leaf.value, ctx) or _other_readings(leaf.value, ctx.raw, hint, ctx.original)
     if not places:

@@ -45,18 +45,10 @@ from validation.neighbour_checks import (
     check_row_number,
     check_speaker_topic,
 )
-from validation.readings import (
-    BELOW_ZERO,
-    FieldHint,
-    carried_unit,
-    close,
-    convert,
-    field_words,
-    number_mentions,
-    parse_unit,
-    quantity_mentions,
-    to_decimal,
-)
+from validation.readings import BELOW_ZERO
+from validation.readings.fields import FieldHint, field_words
+from validation.readings.numbers import close, number_mentions, to_decimal
+from validation.readings.units import carried_unit, convert, parse_unit, quantity_mentions
 from validation.table_units import cell_header
 
 # Words a field name uses, and the words a text uses for the same thing. Small on purpose: the checks flag,

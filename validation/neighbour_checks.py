@@ -27,7 +27,7 @@ from decimal import Decimal
 from functools import lru_cache
 from typing import Any
 
-from validation.readings import number_mentions, to_decimal
+from validation.readings.numbers import number_mentions, to_decimal
 
 # Words that take back what was just said and put another figure in its place.
 _CORRECTION = re.compile(
