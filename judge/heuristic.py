@@ -27,7 +27,7 @@ from core.models import Record
 from core.verdicts import GateFlag, GroundingIssue, JudgeVerdict, ValidationReport
 from judge.rubric import RUBRIC_VERSION, dimensions_for
 from validation.evidence import places_of
-from validation.field_checks import shape_of
+from validation.field_rules.words import shape_of
 from validation.grounding import fold, normalize_text
 from validation.number_words import spelled_number
 from validation.readings import conversion_supports, string_places

@@ -32,16 +32,10 @@ from typing import Any, NamedTuple
 from core.evidence import Evidence
 from core.verdicts import GroundingIssue, ValidationFailure
 from validation import paths
-from validation.field_checks import (
-    affinity,
-    check_field_ties,
-    key_meaning,
-    mentioned,
-    narrowed_spans,
-    shape_of,
-    window_words,
-)
+from validation.field_checks import check_field_ties
 from validation.field_hints import hint_for
+from validation.field_rules.phrases import narrowed_spans
+from validation.field_rules.words import affinity, key_meaning, mentioned, shape_of, window_words
 from validation.grounding import NormalizedContext, is_grounded, is_negative_at, normalize_context, transcript_speakers
 from validation.normalise import matches_normalised, number_readings, one_number_in_words, same_number
 from validation.readings import conversion_supports, number_places, quote_supports, string_places

@@ -5,7 +5,6 @@ from __future__ import annotations
 from validation.rules.base import case, with_property
 from validation.rules.model import Example, Rule
 
-FIELDS = "validation.field_checks"
 FAMILY = "a value and its field"
 
 
@@ -26,7 +25,7 @@ def _flag(
         why=why,
         right=right,
         wrong=wrong,
-        checks=tuple(c if ":" in c else f"{FIELDS}:{c}" for c in checks),
+        checks=checks,
         readings=readings,
         family=FAMILY,
     )
@@ -40,7 +39,7 @@ RULES = (
         "A number copied without its conversion is the commonest wrong answer that looks right.",
         case("calibration/hotpotqa-025", "a height in feet given for a field in metres"),
         case("calibration/hotpotqa-024"),
-        ("_check_unit", "_check_hundredths"),
+        ("validation.field_rules.units:_check_unit", "validation.field_rules.units:_check_hundredths"),
         ("numbers", "units", "money"),
     ),
     _flag(
@@ -49,7 +48,7 @@ RULES = (
         "The digits are right and the value is a million times off.",
         case("calibration3/v3-olmocr-w03", "a figure in millions given as units"),
         case("calibration3/v3-olmocr-r05"),
-        ("_check_scale", "_check_after_point"),
+        ("validation.field_rules.units:_check_scale", "validation.field_rules.units:_check_after_point"),
         ("numbers",),
     ),
     _flag(
@@ -58,7 +57,7 @@ RULES = (
         "The digits are right and the sign is lost.",
         case("calibration6/v6-hp-f26", "an elevation below sea level given as positive"),
         case("calibration6/v6-hp-f25"),
-        ("_check_sign",),
+        ("validation.field_rules.units:_check_sign",),
         ("numbers", "units"),
     ),
     _flag(
@@ -67,7 +66,7 @@ RULES = (
         "A number taken from the wrong phrase is found in the context, so grounding alone passes it.",
         case("calibration6/v6-ami-010", "a number taken from another phrase"),
         case("calibration6/v6-ami-017"),
-        ("_number_phrase_doubt", "validation.neighbour_checks:check_row_number"),
+        ("validation.field_rules.phrases:_number_phrase_doubt", "validation.neighbour_checks:check_row_number"),
         ("numbers", "money", "codes"),
     ),
     _flag(
@@ -77,7 +76,11 @@ RULES = (
         "A value taken from the next phrase over is found in the context, so grounding alone passes it.",
         case("calibration/inline-lake-wrong-number", "the water volume given as the dam height"),
         case("calibration/inline-lake-right"),
-        ("_check_other_phrase", "_check_departed_items", "validation.neighbour_checks:check_other_event"),
+        (
+            "validation.field_rules.swaps:_check_other_phrase",
+            "validation.field_rules.lists:_check_departed_items",
+            "validation.neighbour_checks:check_other_event",
+        ),
         ("numbers", "dates"),
     ),
     _flag(
@@ -87,7 +90,7 @@ RULES = (
         case("calibration7/v7-hp-c08b", "a value of another article's subject"),
         case("calibration7/v7-hp-c08a"),
         (
-            "_check_year_outside_entry",
+            "validation.field_rules.lists:_check_year_outside_entry",
             "validation.neighbour_checks:check_other_article",
             "validation.neighbour_checks:check_number_label",
         ),
@@ -99,7 +102,11 @@ RULES = (
         "Swapped values are both found in the context, so grounding alone passes them.",
         case("calibration2/v2-olmocr-lincoln-swap", "two values swapped"),
         case("calibration2/v2-olmocr-notes-cm"),
-        ("_check_bounds", "_swaps_in", "validation.neighbour_checks:check_cross_pairing"),
+        (
+            "validation.field_rules.lists:_check_bounds",
+            "validation.field_rules.swaps:_swaps_in",
+            "validation.neighbour_checks:check_cross_pairing",
+        ),
         ("numbers", "dates"),
     ),
     _flag(
@@ -108,7 +115,7 @@ RULES = (
         "A flipped yes/no is found nowhere and contradicted somewhere: the commonest boolean slip.",
         case("calibration5/v5-hp-d06", "a boolean the text denies"),
         case("calibration5/v5-hp-c10"),
-        ("_check_boolean",),
+        ("validation.field_rules.boolean:_check_boolean",),
     ),
     _flag(
         "absent_but_stated",
@@ -117,7 +124,11 @@ RULES = (
         "A value left out where the text gives it is lost data.",
         case("calibration7/v7-olm-16", "a value the page states, left null"),
         case("calibration7/v7-olm-01"),
-        ("_check_absent", "_check_absent_date", "_check_absent_deadline"),
+        (
+            "validation.field_rules.absent:_check_absent",
+            "validation.field_rules.absent:_check_absent_date",
+            "validation.field_rules.absent:_check_absent_deadline",
+        ),
         ("dates", "clock"),
     ),
     _flag(
@@ -126,7 +137,7 @@ RULES = (
         "A repeated item is a copy slip; a scorer counts it twice.",
         case("calibration4/v4-olm-12", "an item listed twice"),
         case("calibration4/v4-olm-07"),
-        ("_check_duplicates",),
+        ("validation.field_rules.lists:_check_duplicates",),
     ),
     _flag(
         "copied_span",
@@ -134,7 +145,7 @@ RULES = (
         "A pasted span is grounded but answers nothing.",
         case("calibration5/v5-hp-d10", "a passage pasted as the value"),
         case("calibration5/v5-hp-c10"),
-        ("_check_copy",),
+        ("validation.field_rules.copies:_check_copy",),
     ),
     _flag(
         "speaker_mismatch",
@@ -142,7 +153,7 @@ RULES = (
         "Speakers of a meeting all appear in the transcript, so grounding alone passes the wrong one.",
         case("calibration7/v7-ami-02", "the wrong speaker"),
         case("calibration7/v7-ami-21"),
-        ("_check_speaker", "validation.neighbour_checks:check_speaker_topic"),
+        ("validation.field_rules.copies:_check_speaker", "validation.neighbour_checks:check_speaker_topic"),
     ),
     _flag(
         "count_mismatch",
@@ -150,7 +161,7 @@ RULES = (
         "A count and its list disagree: one of them is wrong.",
         case("calibration5/v5-hp-d04", "a count that does not match its list"),
         case("calibration5/v5-hp-c10"),
-        ("_check_counts",),
+        ("validation.field_rules.lists:_check_counts",),
         ("numbers",),
     ),
     _flag(
@@ -174,7 +185,7 @@ RULES = (
             context="Lake Varn is a reservoir in Telmark. It was built in 1931 by "
             "Ingrid Solvang and holds 42 million cubic metres of water. Its dam is 38 metres high.",
         ),
-        ("_check_letters",),
+        ("validation.field_rules.copies:_check_letters",),
         ("codes",),
     ),
 )
