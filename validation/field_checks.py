@@ -39,16 +39,9 @@ from validation.field_rules.phrases import _check_corrected_everywhere, _check_n
 from validation.field_rules.swaps import _check_other_phrase, _check_swaps
 from validation.field_rules.units import _check_after_point, _check_hundredths, _check_scale, _check_sign, _check_unit
 from validation.field_rules.words import Doubt, Finder, _answer_counts, _is_row, _narrow, shape_of
-from validation.neighbour_checks import (
-    check_comparison,
-    check_cross_pairing,
-    check_labels,
-    check_number_label,
-    check_other_article,
-    check_other_event,
-    check_row_number,
-    check_speaker_topic,
-)
+from validation.neighbour_articles import check_other_article, check_speaker_topic
+from validation.neighbour_checks import check_number_label, check_other_event, check_row_number
+from validation.neighbour_pairs import check_comparison, check_cross_pairing, check_labels
 from validation.readings.fields import FieldHint, field_words
 from validation.readings.numbers import to_decimal
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from judge.heuristic import _date_slip
+from judge.heuristic_slips import _date_slip
 from tests.validation.test_reading_families import check, failures, issues
 from validation.date_mentions import date_mentions, iso_date_places, year_of_words, years_written
 from validation.readings import number_places

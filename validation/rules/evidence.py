@@ -8,8 +8,8 @@ from validation.rules.base import GROUND_TRUTH, SCHEMA, case, lake
 from validation.rules.model import Example, Rule
 
 RIGHT = lake("the lake record with its dam height quoted", evidence={"$.dam_height_m": "38 metres high"})
-CHECK_GIVEN = "validation.evidence:_check_given"
-RESOLVE = "validation.evidence:_resolve_quote"
+CHECK_GIVEN = "validation.evidence_given:_check_given"
+RESOLVE = "validation.evidence_given:_resolve_quote"
 FAMILY = "evidence"
 LOST = "A value whose evidence does not hold it is unproven; releasing it would publish an error as ground truth."
 

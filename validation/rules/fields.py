@@ -91,7 +91,7 @@ RULES = (
         case("calibration7/v7-hp-c08a"),
         (
             "validation.field_rules.lists:_check_year_outside_entry",
-            "validation.neighbour_checks:check_other_article",
+            "validation.neighbour_articles:check_other_article",
             "validation.neighbour_checks:check_number_label",
         ),
         ("numbers", "dates"),
@@ -105,7 +105,7 @@ RULES = (
         (
             "validation.field_rules.lists:_check_bounds",
             "validation.field_rules.swaps:_swaps_in",
-            "validation.neighbour_checks:check_cross_pairing",
+            "validation.neighbour_pairs:check_cross_pairing",
         ),
         ("numbers", "dates"),
     ),
@@ -153,7 +153,7 @@ RULES = (
         "Speakers of a meeting all appear in the transcript, so grounding alone passes the wrong one.",
         case("calibration7/v7-ami-02", "the wrong speaker"),
         case("calibration7/v7-ami-21"),
-        ("validation.field_rules.copies:_check_speaker", "validation.neighbour_checks:check_speaker_topic"),
+        ("validation.field_rules.copies:_check_speaker", "validation.neighbour_articles:check_speaker_topic"),
     ),
     _flag(
         "count_mismatch",

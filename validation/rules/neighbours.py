@@ -52,7 +52,7 @@ RULES = (
         why="Both fields' values are found in the context, so grounding alone passes the mix-up.",
         right=case("calibration/ocr-rtg-conference"),
         wrong=case("calibration/ocr-rtg-coauthors", "a value under another field's label"),
-        checks=("validation.evidence:_check_fields", f"{NEIGHBOURS}:check_labels"),
+        checks=("validation.evidence_fields:_check_fields", f"{NEIGHBOURS}:check_labels"),
         family=FAMILY,
     ),
     Rule(
@@ -63,7 +63,7 @@ RULES = (
         why="A value of another entity is found in the context, so grounding alone passes it.",
         right=case("calibration/hotpotqa-027"),
         wrong=case("calibration/hotpotqa-028", "a value far from its entity"),
-        checks=("validation.evidence:_check_fields", "validation.evidence:_locate"),
+        checks=("validation.evidence_fields:_check_fields", "validation.evidence_fields:_locate"),
         family=FAMILY,
     ),
 )
