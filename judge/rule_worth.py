@@ -9,7 +9,6 @@ from __future__ import annotations
 import importlib
 import tempfile
 from collections import Counter
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -28,14 +27,23 @@ HOTPOTQA_ROWS = Path("tests/data/hotpotqa/hotpot_dev_distractor_v1.sample.json")
 
 @dataclass
 class CodeTally:
-    right: Counter[str] = field(default_factory=Counter)  # code -> right answers that raised it
-    wrong: Counter[str] = field(default_factory=Counter)
+    """Per (outcome, code): how many right and how many wrong answers raised it."""
+
+    right: Counter[tuple[str, str]] = field(default_factory=Counter)
+    wrong: Counter[tuple[str, str]] = field(default_factory=Counter)
     cases: Counter[str] = field(default_factory=Counter)  # label -> cases
 
-    def add(self, label: str, codes: Iterable[str]) -> None:
+    def add(self, label: str, codes: dict[str, set[str]]) -> None:
         self.cases[label] += 1
-        for code in set(codes):
-            (self.right if label == "right" else self.wrong)[code] += 1
+        for outcome, found in codes.items():
+            for code in found:
+                (self.right if label == "right" else self.wrong)[outcome, code] += 1
+
+    def of(self, rule: Rule) -> tuple[int, int]:
+        """(right, wrong) answers on which the rule did what it does (its outcome)."""
+        right = sum(n for (outcome, code), n in self.right.items() if outcome == rule.outcome and rule.matches(code))
+        wrong = sum(n for (outcome, code), n in self.wrong.items() if outcome == rule.outcome and rule.matches(code))
+        return right, wrong
 
 
 def codes_of(case: Case, judge: HeuristicJudge | None = None) -> set[str]:
@@ -44,15 +52,21 @@ def codes_of(case: Case, judge: HeuristicJudge | None = None) -> set[str]:
 
 
 def record_codes(record: Record, judge: HeuristicJudge | None = None) -> set[str]:
+    return set().union(*raised(record, judge).values())
+
+
+def raised(record: Record, judge: HeuristicJudge | None = None) -> dict[str, set[str]]:
+    """The codes a record raises by what they did: `reject` (validation failures, the judge's low scores),
+    `flag` (the gate's flags: what held the record for a person) and `note` (validation's doubts)."""
     record, report = validated(record)
-    codes = {f.code for f in report.failures}
+    out: dict[str, set[str]] = {"reject": {f.code for f in report.failures}, "flag": set(), "note": set()}
     if report.grounding is not None:
-        codes |= {issue.code for issue in report.grounding.issues}
+        out["note"] = {issue.code for issue in report.grounding.issues}
     if report.passed:
         verdict = (judge or HeuristicJudge()).judge(record, report, DEFAULT_THRESHOLD)
-        codes |= {flag.code for flag in verdict.flags}
-        codes |= {reason.code for reason in low_score_reasons(verdict, "judge")}
-    return codes
+        out["flag"] = {flag.code for flag in verdict.flags}
+        out["reject"] |= {reason.code for reason in low_score_reasons(verdict, "judge")}
+    return out
 
 
 def labelled_cases(root: Path) -> list[tuple[str, list[Case]]]:
@@ -69,7 +83,7 @@ def labelled_cases(root: Path) -> list[tuple[str, list[Case]]]:
 def tally(cases: list[Case], judge: HeuristicJudge | None = None) -> CodeTally:
     counts = CodeTally()
     for case in cases:
-        counts.add(case.label, codes_of(case, judge))
+        counts.add(case.label, raised(case.record, judge))
     return counts
 
 

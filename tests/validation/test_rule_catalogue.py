@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import importlib
+import importlib.util
 from functools import cache
 from pathlib import Path
 
@@ -111,3 +112,21 @@ def test_the_checks_it_names_exist(rule: Rule) -> None:
         for part in attribute.split("."):
             assert hasattr(target, part), f"{rule.code}: {check} does not exist"
             target = getattr(target, part)
+
+
+def test_no_file_of_the_gate_is_over_600_lines() -> None:
+    files = sorted((ROOT / "validation").rglob("*.py")) + sorted((ROOT / "judge").rglob("*.py"))
+    long = {str(p.relative_to(ROOT)): n for p in files if (n := len(p.read_text(encoding="utf-8").splitlines())) > 600}
+    assert not long, f"split these by job: {long}"
+
+
+def test_the_catalogue_page_is_current() -> None:
+    spec = importlib.util.spec_from_file_location("gen_rule_catalogue", ROOT / "scripts/gen_rule_catalogue.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    page = module.current_page()
+    assert "| `unit_mismatch` |" in page or "[`unit_mismatch`]" in page
+    assert module.PAGE.read_text(encoding="utf-8") == page, (
+        "docs/rules.md is stale: run .venv/bin/python scripts/gen_rule_catalogue.py"
+    )
