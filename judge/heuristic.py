@@ -23,6 +23,7 @@ from judge.heuristic_slips import any_word_in_context, must_be_stated, near_miss
 from judge.heuristic_text import COPY_MIN_CHARS, GENERIC_NAMES, Leaf, _content_words, _value_at, leaf_list, normalize
 from judge.rubric import RUBRIC_VERSION, dimensions_for
 from validation.evidence_places import places_of
+from validation.rules import DEFAULT, RuleSet
 
 VERSION = f"heuristic-3/rubric-{RUBRIC_VERSION}"
 
@@ -181,6 +182,12 @@ class HeuristicJudge:
     version = VERSION
     runs_in_workers = True  # a pure function of the record: large runs judge in worker processes
 
+    def __init__(self, rules: RuleSet = DEFAULT) -> None:
+        # A project's rule set (validation/rules/selection.py): flags of rules that are off are not raised, and
+        # flags it makes rejections reject. A changed set is a changed judge: its verdicts are not reused.
+        self.rules = rules
+        self.version = VERSION if rules.is_default else f"{VERSION}/rules-{rules.digest()}"
+
     def judge(self, record: Record, report: ValidationReport, threshold: int) -> JudgeVerdict:
         scores: dict[str, int] = {}
         rationales: dict[str, str] = {}
@@ -244,6 +251,13 @@ class HeuristicJudge:
                 why = f"{why} (measured {score}; the pre-filter does not reject on it)"
                 score = threshold
             scores[dim], rationales[dim] = score, why
+        flags = [flag for flag in flags if self.rules.raises(flag.code)]
+        rejecting = [flag for flag in flags if flag.code in self.rules.rejecting]
+        if rejecting:
+            first = rejecting[0]
+            scores["accuracy"] = 0
+            rationales["accuracy"] = f"{first.code} at {first.path} (a rejection in this project): {first.reason}"
+            flags = [flag for flag in flags if flag.code not in self.rules.rejecting]
         return JudgeVerdict(
             judge=self.name,
             version=self.version,

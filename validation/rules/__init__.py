@@ -3,5 +3,16 @@ selects (`rule_set`)."""
 
 from validation.rules.model import Example, Outcome, Rule
 from validation.rules.registry import all_rules, rule_for
+from validation.rules.selection import DEFAULT, RuleSelectionError, RuleSet, rule_set
 
-__all__ = ["Example", "Outcome", "Rule", "all_rules", "rule_for"]
+__all__ = [
+    "DEFAULT",
+    "Example",
+    "Outcome",
+    "Rule",
+    "RuleSelectionError",
+    "RuleSet",
+    "all_rules",
+    "rule_for",
+    "rule_set",
+]
