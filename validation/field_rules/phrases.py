@@ -126,7 +126,7 @@ def _object_marks(leaf: LeafLike, leaves: list[Any], text: str) -> list[tuple[in
     if leaf.parent == "$":
         return []
     container = re.sub(r"\[\d+\]$", "", leaf.parent)
-    lowered = text.lower()
+    lowered = lowered_text(text)
     marks: list[tuple[int, bool]] = []
     for other in leaves:
         if (
@@ -136,8 +136,19 @@ def _object_marks(leaf: LeafLike, leaves: list[Any], text: str) -> list[tuple[in
         ):
             continue
         mine = other.parent == leaf.parent
-        marks += [(m.start(), mine) for m in re.finditer(re.escape(other.value.lower()), lowered)][:8]
+        marks += [(at, mine) for at in _literal_places(other.value.lower(), lowered, 8)]
     return sorted(marks)
+
+
+def _literal_places(needle: str, text: str, limit: int) -> list[int]:
+    """The starts of the first `limit` non-overlapping occurrences of `needle` (what `re.finditer` of the escaped
+    needle finds, without compiling a pattern per name: a run's names are too many for `re`'s cache)."""
+    found: list[int] = []
+    at = text.find(needle)
+    while at >= 0 and len(found) < limit:
+        found.append(at)
+        at = text.find(needle, at + len(needle))
+    return found
 
 
 def _in_own_region(places: list[tuple[int, int]], marks: list[tuple[int, bool]]) -> list[tuple[int, int]]:

@@ -6,6 +6,7 @@ from validation.rules.base import case
 from validation.rules.model import Rule
 
 NEIGHBOURS = "validation.neighbour_checks"
+PAIRS = "validation.neighbour_pairs"
 FAMILY = "a value beside its neighbours"
 
 RULES = (
@@ -40,7 +41,7 @@ RULES = (
         why="The answer disagrees with itself: one of its values or its comparison is wrong.",
         right=case("calibration2/v2-hp-09"),
         wrong=case("calibration2/v2-hp-10", "a comparison its own dates contradict"),
-        checks=(f"{NEIGHBOURS}:check_comparison",),
+        checks=(f"{PAIRS}:check_comparison",),
         readings=("numbers", "dates"),
         family=FAMILY,
     ),
@@ -52,7 +53,7 @@ RULES = (
         why="Both fields' values are found in the context, so grounding alone passes the mix-up.",
         right=case("calibration/ocr-rtg-conference"),
         wrong=case("calibration/ocr-rtg-coauthors", "a value under another field's label"),
-        checks=("validation.evidence_fields:_check_fields", f"{NEIGHBOURS}:check_labels"),
+        checks=("validation.evidence_fields:_check_fields", f"{PAIRS}:check_labels"),
         family=FAMILY,
     ),
     Rule(
