@@ -71,6 +71,12 @@ def page(sets: list[tuple[str, CodeTally]], costs: dict[str, Any]) -> str:
         "so compare rules with each other). A rule off by default is listed as such: a project turns it on with",
         "`--select`.",
         "",
+        "A flag or note rule whose raisings hold right answers more often than they catch wrong ones across the",
+        f"development sets (every labelled set but the blind holdout `{BLIND}`) is off by default unless it guards",
+        "against data loss or a schema error: "
+        + (", ".join(f"`{code}`" for code in worse_than_worthless(sets)) or "none today")
+        + ".",
+        "",
         "| code | outcome | on | summary | right / wrong | precision | µs/record |",
         "| --- | --- | --- | --- | --- | --- | --- |",
     ]
@@ -122,14 +128,37 @@ def page(sets: list[tuple[str, CodeTally]], costs: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def worse_than_worthless(sets: list[tuple[str, CodeTally]]) -> list[str]:
+    """Flag and note rules whose raisings hold right answers more often than they catch wrong ones across the
+    development sets (every labelled set but the blind holdout): such a rule must be off by default unless it
+    guards against data loss or a schema error."""
+    development = CodeTally()
+    for name, counts in sets:
+        if name != BLIND:
+            development.right.update(counts.right)
+            development.wrong.update(counts.wrong)
+    found = []
+    for rule in all_rules():
+        right, wrong = development.of(rule)
+        if rule.outcome != "reject" and not rule.guards and right > wrong:
+            found.append(rule.code)
+    return found
+
+
 def _anchor(code: str) -> str:
     return code.replace("*", "").replace("_", "_").lower()
 
 
+def measured_sets() -> list[tuple[str, CodeTally]]:
+    return [(name, tally(cases)) for name, cases in labelled_cases(ROOT)]
+
+
+def costs() -> dict[str, Any]:
+    return json.loads(COSTS.read_text(encoding="utf-8")) if COSTS.is_file() else {}
+
+
 def current_page() -> str:
-    sets = [(name, tally(cases)) for name, cases in labelled_cases(ROOT)]
-    costs = json.loads(COSTS.read_text(encoding="utf-8")) if COSTS.is_file() else {}
-    return page(sets, costs)
+    return page(measured_sets(), costs())
 
 
 def main() -> None:
