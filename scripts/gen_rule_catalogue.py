@@ -71,7 +71,7 @@ def page(sets: list[tuple[str, CodeTally]], costs: dict[str, Any]) -> str:
         "so compare rules with each other). A rule off by default is listed as such: a project turns it on with",
         "`--select`.",
         "",
-        "A flag or note rule whose raisings hold right answers more often than they catch wrong ones across the",
+        "A flag rule whose flags hold right answers more often than they catch wrong ones across the",
         f"development sets (every labelled set but the blind holdout `{BLIND}`) is off by default unless it guards",
         "against data loss or a schema error: "
         + (", ".join(f"`{code}`" for code in worse_than_worthless(sets)) or "none today")
@@ -129,7 +129,7 @@ def page(sets: list[tuple[str, CodeTally]], costs: dict[str, Any]) -> str:
 
 
 def worse_than_worthless(sets: list[tuple[str, CodeTally]]) -> list[str]:
-    """Flag and note rules whose raisings hold right answers more often than they catch wrong ones across the
+    """Flag rules whose flags hold right answers more often than they catch wrong ones across the
     development sets (every labelled set but the blind holdout): such a rule must be off by default unless it
     guards against data loss or a schema error."""
     development = CodeTally()
@@ -140,7 +140,7 @@ def worse_than_worthless(sets: list[tuple[str, CodeTally]]) -> list[str]:
     found = []
     for rule in all_rules():
         right, wrong = development.of(rule)
-        if rule.outcome != "reject" and not rule.guards and right > wrong:
+        if rule.outcome == "flag" and not rule.guards and right > wrong:
             found.append(rule.code)
     return found
 
