@@ -170,7 +170,7 @@ def _judge(store: Store, options: RunOptions, tally: UsageTally, summary: RunSum
     name = "heuristic" if options.judge == "heuristic" else f"{options.judge}:{options.judge_model or ''}"
     summary.reconciled = reconcile_verdicts(store, options.source, name, options.threshold)
     if options.judge == "heuristic":
-        judge = HeuristicJudge()
+        judge = HeuristicJudge(options.rule_set())
         summary.judging = run_judging(store, options.source, judge, options.threshold)
         return judge.name, judge.version
     settings = llm_settings(options, options.judge, options.judge_model, DEFAULT_JUDGE_MODEL)
@@ -178,7 +178,7 @@ def _judge(store: Store, options: RunOptions, tally: UsageTally, summary: RunSum
         store, settings, stage="judge", source=options.source, tally=tally, batch=options.batch
     )
     llm_judge = LLMJudge(client)
-    prefilter = HeuristicJudge() if options.prefilter else None
+    prefilter = HeuristicJudge(options.rule_set()) if options.prefilter else None
     with _failures_of("judge", client, summary):
         try:
             summary.judging = run_llm_judging(
@@ -310,7 +310,9 @@ def run_once(
                 threshold=review.threshold(options.threshold),
                 toolkit_version=TOOLKIT_VERSION,
                 rubric_version=RUBRIC_VERSION,
-                review=review.as_manifest(options.allow_unreviewed) | ({"waiting_on_llm": waiting} if waiting else {}),
+                review=review.as_manifest(options.allow_unreviewed)
+                | {"rules": options.rule_set().describe()}
+                | ({"waiting_on_llm": waiting} if waiting else {}),
                 curation=curation_numbers(store, options.source),
                 test_size=options.test_size,
                 calibration=_calibration(options),
