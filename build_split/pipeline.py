@@ -19,7 +19,7 @@ from authoring.labelstudio.feedback import (
     bounce_validation_failures,
     write_verdicts,
 )
-from authoring.labelstudio.held import push_held_records
+from authoring.labelstudio.held import HeldTasks, push_held_records
 from authoring.labelstudio.runs import SyncResult, awaiting_line, label_studio_for_run, sync
 from authoring.source_changes import RecheckResult, recheck_changed_sources
 from build_split.exit_codes import StageFailures, exit_code, summary_line
@@ -65,7 +65,7 @@ class RunSummary:
     llm_usage: list[str] = field(default_factory=list)
     label_studio: SyncResult | None = None
     bounced: int = 0
-    held_tasks: int = 0  # tasks given to held or rejected records (authoring/labelstudio/held.py)
+    held_tasks: HeldTasks = field(default_factory=HeldTasks)  # tasks of held or rejected records
     reviewing: Counter[str] = field(default_factory=Counter)
     audit: object | None = None  # authoring.audit.AuditRun, with --audit
     release_path: Path | None = None
@@ -449,8 +449,8 @@ def report_run(store: Store, options: RunOptions, summary: RunSummary, echo: Cal
     if summary.label_studio is not None:
         push, pull = summary.label_studio.push, summary.label_studio.pull
         echo(
-            f"label studio: pushed {push.pushed + summary.held_tasks} task(s) ({push.with_draft} with a draft, "
-            f"{summary.held_tasks} of held or rejected records), "
+            f"label studio: pushed {push.pushed + summary.held_tasks.new} task(s) ({push.with_draft} with a draft, "
+            f"{summary.held_tasks.total} of held or rejected records), "
             f"pulled {_fmt(pull.counts) or 'nothing new'}; {summary.bounced} sent back to curators, "
             f"{summary.verdicts} verdict(s) written back"
         )

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from authoring import ls_state, page_tasks
@@ -33,10 +34,25 @@ REPLACED = ("superseded",)  # reason codes of a record another one replaced: not
 RECORD_PREFILL = "record"  # the prediction's model_version names the record, not a draft model
 
 
+@dataclass
+class HeldTasks:
+    new: int = 0  # tasks made for held records
+    prefilled: int = 0  # tasks pushed before their item had a record, given the held record
+
+    @property
+    def total(self) -> int:
+        return self.new + self.prefilled
+
+
 def push_held_records(
     store: Store, session: LabelStudioSession, source: str, *, project: ls_state.ProjectRow | None = None
-) -> int:
-    """Give every held or rejected record without a task of its own a prefilled task; returns how many were given."""
+) -> HeldTasks:
+    """Give every held or rejected record without a task of its own a prefilled task; returns how many were given.
+
+    Not with two curators per record (`--overlap 2`): their tasks are compared answer by answer (overlap.py), and a
+    record's revision is the adjudicator's."""
+    if session.settings.overlap > 1:
+        return HeldTasks()
     project = project or ensure_project(store, session, source)
     base_url, project_id = session.base_url, project.project_id
     by_item = {row.source_id: row for row in ls_state.tasks_by_id(store, base_url, project_id).values()}
@@ -53,14 +69,16 @@ def push_held_records(
             untouched.append((row, stored))
             by_item[source_id] = ls_state.TaskRow(source, source_id, row.task_id, record_id=stored.record.record_id)
     if not new and not untouched:
-        return 0
+        return HeldTasks()
     items = store.source_items_by_id(source, list(new) + [row.source_id for row, _ in untouched])
-    pushed = _import_new(store, session, source, project_id, [(items[s], r) for s, r in new.items() if s in items])
+    given = HeldTasks(
+        new=_import_new(store, session, source, project_id, [(items[s], r) for s, r in new.items() if s in items])
+    )
     for row, stored in untouched:
         if row.source_id in items:
             _prefill_existing(store, session, project_id, row, items[row.source_id], stored)
-            pushed += 1
-    return pushed
+            given.prefilled += 1
+    return given
 
 
 def held_feedback(store: Store, stored: StoredRecord) -> str:
