@@ -29,7 +29,7 @@ from tests.exports.hub_fake import FakeHub
 from tests.llm.fakes import FakeGemini
 
 ROOT = Path(__file__).resolve().parents[1]
-CLIS = ("build_split", "scoring", "judge.calibrate")
+CLIS = ("build_split", "scoring", "scoring.run", "scoring.leaderboard", "judge.calibrate")
 RUN = None  # an example that runs
 
 SKIP_INSTALL = "installs the toolkit itself (creates .venv, apt, Label Studio): CI's .ci/run runs it on a clean machine"
@@ -41,6 +41,9 @@ SKIP_ACTIVATE = "activates the virtualenv `make demo` creates: the examples here
 SKIP_OWN_SOURCE = (
     "needs the reader's own source package, which the page writes by hand: tests/build_split/test_source_plugin.py "
     "installs such a package (an entry point named recipes) and builds a release with it"
+)
+SKIP_VLLM = (
+    "needs a vLLM server with the model's weights (tests/scoring run --provider vllm on an OpenAI-compatible stand-in)"
 )
 SKIP_DRAFT_KEY = (
     "asks the draft model with the key of the reader's environment (GEMINI_API_KEY); without one it stops with "
@@ -117,6 +120,19 @@ EXAMPLES: dict[str, str | None] = {
     "--workspace workspace": RUN,
     "python -m scoring --release DIR --curation --workspace workspace": RUN,
     "python -m scoring --ambiguity --workspace workspace --source hotpotqa --sample-drafts 3": SKIP_DRAFT_KEY,
+    # python -m scoring.run --help, python -m scoring.leaderboard --help, docs/running-models.md
+    "GEMINI_API_KEY=... python -m scoring.run --release workspace/releases/default/0.1.0 --provider gemini "
+    "--model-id gemini-2.5-flash --output-root runs": RUN,
+    "python -m scoring.run --release DIR --provider vllm --model-id Qwen/Qwen3-8B "
+    "--base-url http://localhost:8000/v1 --sample-size 5": SKIP_VLLM,
+    "vllm serve Qwen/Qwen3-8B --port 8000": SKIP_VLLM,
+    "python -m scoring.run --release workspace/releases/default/0.1.0 --provider vllm --model-id Qwen/Qwen3-8B "
+    "--base-url http://localhost:8000/v1 --output-root runs": SKIP_VLLM,
+    "python -m scoring --responses runs/text_responses --output-root evaluation": RUN,
+    "python -m scoring.leaderboard evaluation --output leaderboard.json --markdown leaderboard.md "
+    "--plot leaderboard.png": RUN,
+    "python -m scoring.leaderboard evaluation --output leaderboard.json --push ./hub-preview": RUN,
+    ".venv/bin/python benchmarks/bench_inference.py --records 1000 --latency 0.1 --concurrency 20": SKIP_BENCH,
     ".venv/bin/python benchmarks/bench_text_pipeline.py --records 25000": SKIP_BENCH,
     ".venv/bin/python benchmarks/bench_ami.py": SKIP_BENCH,
     ".venv/bin/python benchmarks/bench_ocr.py --ocr-server cpu": SKIP_BENCH,
@@ -220,6 +236,8 @@ def _before(command: str, home: Path, run) -> None:
     reads_workspace = any(f"{flag} " in f"{command} " for flag in READS_A_WORKSPACE)
     if ("workspace/releases" in command or " DIR " in command or reads_workspace) and not release.exists():
         run(FIRST_RELEASE)
+    if command.startswith("python -m scoring.leaderboard evaluation") and not (home / "evaluation").exists():
+        run("python -m scoring --responses tests/data/sob_eval/images_responses --output-root evaluation")
     if "--predictions" in command and not (home / "DIR").exists():
         (home / "DIR").symlink_to(release)
         (home / "preds").mkdir()
