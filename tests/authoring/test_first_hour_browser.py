@@ -30,7 +30,9 @@ from tests.authoring.test_labelstudio_browser import ARTIFACTS, browser, login, 
 
 REPO = Path(__file__).resolve().parents[2]
 DISMISSAL = "dismissed: the observatory's records name the maker; this context leaves it out"
-VERDICT_WITHIN_S = 2.0
+# The bound, from the click to the `state` column saying accepted. A machine shared by many test runs can
+# loosen it (SOB_VERDICT_WITHIN_S); the figure is printed either way.
+VERDICT_WITHIN_S = float(os.environ.get("SOB_VERDICT_WITHIN_S", "2.0"))
 
 
 def first_hour_commands() -> list[list[str]]:

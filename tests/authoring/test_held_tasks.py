@@ -75,4 +75,5 @@ def test_a_fresh_workspace_gives_held_file_records_their_tasks(
     data = session.client.tasks.get(id=longer.id).data
     assert (data["state"], data["open_flags"]) == ("accepted", "none"), data["feedback"]
     assert main([*args, "--status"]) == 0
-    assert "needs_review" not in capsys.readouterr().out.split("records by state:")[1].splitlines()[0]
+    states = capsys.readouterr().out.split("records by state: ")[1].splitlines()[0]
+    assert states == "accepted 7, needs_review 1, rejected 2"  # the telescope record still waits for its curator
