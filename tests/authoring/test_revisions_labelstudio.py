@@ -130,4 +130,4 @@ def test_an_annotation_older_than_the_current_revision_is_a_conflict_sent_back(
     assert town_of(ws) == "Oslo"
     assert row.status == ls_state.NEEDS_REVISION
     feedback = ls_session.client.tasks.get(id=task.task_id).data["feedback"]
-    assert feedback.startswith("Not applied (annotation ") and "by file newer.jsonl" in feedback
+    assert feedback.startswith("Not applied (annotation ") and f"by file {newer.resolve()}" in feedback
