@@ -237,6 +237,8 @@ def run(options: RunOptions, echo: Callable[[str], None] = print) -> RunSummary:
         echo=echo,
         overlap=options.overlap,
         blind_second=options.blind_second,
+        database=options.database,
+        media=options.label_studio_media,
     ) as label_studio:
         run_once(options, summary, label_studio, echo)
     if options.push and not summary.llm_stopped:
