@@ -100,7 +100,7 @@ def ensure_image_storage(session: LabelStudioSession, project_id: int, images_di
         raise PageImageError(
             f"Label Studio will not serve the page images in {path}: {exc}. Run it on this machine with "
             f"LABEL_STUDIO_LOCAL_FILES_SERVING_ENABLED=true and {FILES_ROOT_ENV}={images_dir.parent} "
-            "(--start-label-studio does this)"
+            "(--start-label-studio does this), or upload the images through its API (--label-studio-media upload)"
         ) from exc
 
 
