@@ -360,7 +360,7 @@ class LabelStudioServer:
         self.stop()
 
 
-def main(argv: list[str] | None = None) -> int:
+def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m authoring.server",
         description="Run a local Label Studio for curators, with its data in the workspace, until Ctrl-C.",
@@ -374,7 +374,11 @@ def main(argv: list[str] | None = None) -> int:
         help="PostgreSQL for Label Studio's data, postgresql://USER@HOST:PORT/NAME (else LABEL_STUDIO_DATABASE_URL; "
         "the password from LABEL_STUDIO_DATABASE_PASSWORD or PGPASSWORD); default: SQLite in its data dir",
     )
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
     try:
         database = database_from(args.database)
         server = LabelStudioServer.for_workspace(args.workspace, port=args.port, host=args.host, database=database)

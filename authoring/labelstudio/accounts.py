@@ -74,7 +74,7 @@ def sign_up(invite: str, email: str, password: str) -> CuratorAccount:
     return CuratorAccount(user_id=int(whoami.json()["id"]), email=email, token=str(token.json()["token"]))
 
 
-def main(argv: list[str] | None = None) -> int:
+def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m authoring.labelstudio.accounts",
         description="Sign a curator up on a team's Label Studio through its invite link and print their API token "
@@ -82,7 +82,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--invite-url", required=True, help="the invite link (Organization > Add People)")
     parser.add_argument("--email", required=True, help="the curator's email: their login")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
     password = os.environ.get(PASSWORD_ENV) or getpass.getpass(f"password for {args.email}: ")
     try:
         account = sign_up(args.invite_url, args.email, password)
