@@ -78,3 +78,47 @@ def test_three_curators_at_once_every_submission_applied_once_with_its_verdict(
     assert len(records) == 3 and all(r.state == RecordState.ACCEPTED for r in records), [r.reasons for r in records]
     # the last version of each record is the one applied: its schema names the third submission (number 2)
     assert {r.record.input.json_schema["description"] for r in records} == {"Submission 2 of this record"}
+
+
+def test_two_curators_with_their_own_tokens_overlap_with_a_blind_second(tmp_path: Path, ls_settings) -> None:
+    """`--overlap 2 --blind-second` on a shared server: each curator submits as themselves (their own token, no
+    `completed_by` made up by the toolkit's account), and the agreement knows who answered."""
+    from dataclasses import replace
+
+    from label_studio_sdk import LabelStudio
+
+    from authoring import ls_state
+    from authoring.labelstudio import LabelStudioSession
+    from authoring.labelstudio.overlap import blind_key
+    from authoring.labelstudio.runs import sync
+    from benchmarks.team_curators import annotation_result
+    from loaders.hotpotqa import load_hotpotqa
+    from scoring.curator_agreement import compare_answers
+
+    session = LabelStudioSession(replace(ls_settings, overlap=2, blind_second=True))
+    invite = accounts.invite_url(session)
+    ada, bo = (
+        accounts.sign_up(invite, f"{name}-{uuid.uuid4().hex[:6]}@team.test", secrets.token_urlsafe(12))
+        for name in ("ada", "bo")
+    )
+    line = team_items(SAMPLE_ITEMS, SAMPLE, 1, tmp_path / "items.json")
+    ((source_id, answer),) = line.items()
+    with Store.open(tmp_path / "ws") as store:
+        store.upsert_source_items(load_hotpotqa(tmp_path / "items.json").items)
+        sync(store, session, "hotpotqa", {}, compare=compare_answers)
+        main = ls_state.get_project(store, session.base_url, "hotpotqa")
+        blind = ls_state.get_project(store, session.base_url, blind_key("hotpotqa"))
+        main_task = next(iter(ls_state.tasks_by_id(store, session.base_url, main.project_id)))
+        blind_task = next(iter(ls_state.tasks_by_id(store, session.base_url, blind.project_id)))
+    for curator, task_id in ((ada, main_task), (bo, blind_task)):
+        LabelStudio(base_url=session.base_url, api_key=curator.token).annotations.create(
+            id=task_id, result=annotation_result(answer, 0)
+        )
+    with Store.open(tmp_path / "ws") as store:
+        counts = sync(store, session, "hotpotqa", {}, compare=compare_answers).pull.counts
+        assert counts["agreed"] == 1, counts
+        (stored,) = list(store.records("hotpotqa"))
+        assert stored.record.metadata.source_id == source_id
+        assert stored.record.provenance.annotator == ada.email  # the first curator's answer, by her own account
+        authors = [row[0] for row in store.con.execute("SELECT author FROM revisions ORDER BY rev_no").fetchall()]
+    assert authors == [ada.email, bo.email]
