@@ -12,13 +12,20 @@ they are skipped with a message that says how to install them.
 from __future__ import annotations
 
 import contextlib
+import os
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from authoring.server import LabelStudioServer, LabelStudioServerError, find_label_studio_bin, free_port
+from authoring.server import (
+    STARTUP_TIMEOUT_S,
+    LabelStudioServer,
+    LabelStudioServerError,
+    find_label_studio_bin,
+    free_port,
+)
 from tests.ci import missing
 
 BACKENDS_ATTRIBUTE = "LABEL_STUDIO_BACKENDS"
@@ -66,7 +73,11 @@ def label_studio_server(
                 missing(str(exc))
             database = postgres.create_database("label_studio")
         data_dir = tmp_path_factory.mktemp(f"label-studio-{label_studio_backend}")
-        server = LabelStudioServer(data_dir, port=free_port(), files_root=root, database=database)
+        # A machine busy with other work may need longer for the first start's migrations than the default.
+        timeout = float(os.environ.get("SOB_LABEL_STUDIO_STARTUP_S") or STARTUP_TIMEOUT_S)
+        server = LabelStudioServer(
+            data_dir, port=free_port(), files_root=root, database=database, startup_timeout_s=timeout
+        )
         server.start()
         stack.callback(server.stop)  # before PostgreSQL stops: callbacks run last in, first out
         yield server
