@@ -1,10 +1,12 @@
 """Media that reach Label Studio through its API, for a server that cannot read the toolkit's workspace.
 
 Local files (authoring/page_tasks.py) need the server on this machine, reading `<workspace>/media`. A team's
-server elsewhere gets each page image uploaded once to the project, through the import endpoint without
-making tasks of them (`POST /api/projects/{id}/import?commit_to_project=false`, as Label Studio's own import
-dialog does), and serves it at `/data/upload/<project>/<name>` to the project's members, from its own media
-root. The uploads are remembered in the store by content hash (`ls_media`), so a push never sends an image twice.
+server elsewhere gets each page image uploaded once, through the import endpoint without making tasks of them
+(`POST /api/projects/{id}/import?commit_to_project=false`, as Label Studio's own import dialog does), and serves
+it at `/data/upload/<project>/<name>` to the organization's members, from its own media root. Label Studio
+parses an uploaded file as a would-be task for a labeling config with one data key only, so the images go to a
+project of their own, "<authoring project> (page images)", with a one-image config and never a task. The
+uploads are remembered in the store by content hash (`ls_media`), so a push never sends an image twice.
 
 How media reach the server (`--label-studio-media`, LABEL_STUDIO_MEDIA): `local-files`, `upload`, or `auto`:
 local files when the server runs on this machine and accepts the workspace's media folder as a local-files
@@ -45,6 +47,29 @@ CREATE TABLE IF NOT EXISTS ls_media (
     PRIMARY KEY (base_url, project_id, sha256)
 );
 """
+
+
+MEDIA_CONFIG = '<View><Image name="page" value="$image"/></View>'  # one data key: what an upload needs
+
+
+def media_key(source: str) -> str:
+    """The store's key of a source's page-image project."""
+    return f"{source}#page-images"
+
+
+def media_project_id(store: Store, session: LabelStudioSession, source: str) -> int:
+    """The project that holds the source's uploaded page images (made once; it never gets a task)."""
+    from authoring.labelstudio.client import ensure_project
+
+    return ensure_project(
+        store,
+        session,
+        media_key(source),
+        config=MEDIA_CONFIG,
+        title=session.settings.project_title.format(source=source) + " (page images)",
+        description=f"The page images of {source}'s tasks, uploaded by the SOB curation toolkit: no tasks here.",
+        maximum_annotations=1,
+    ).project_id
 
 
 class MediaUploadError(RuntimeError):
@@ -103,9 +128,10 @@ def _upload(session: LabelStudioSession, project_id: int, path: Path, data: byte
 
 
 def upload_urls(
-    store: Store, session: LabelStudioSession, project_id: int, workspace: Path, relatives: Sequence[str]
+    store: Store, session: LabelStudioSession, source: str, workspace: Path, relatives: Sequence[str]
 ) -> list[str]:
     """The URLs Label Studio serves these workspace files at, uploading the ones it does not have yet."""
+    project_id = media_project_id(store, session, source)
     urls = []
     for relative in relatives:
         path = (Path(workspace).resolve() / relative).resolve()

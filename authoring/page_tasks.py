@@ -151,7 +151,7 @@ def add_page_data(
         data = task["data"]
         if mode == media_upload.UPLOAD:
             relatives = list(item.metadata.get("page_images") or [])
-            data["pages"] = media_upload.upload_urls(store, session, project_id, workspace, relatives)
+            data["pages"] = media_upload.upload_urls(store, session, source, workspace, relatives)
         else:
             data["pages"] = page_urls(item, workspace, root)
         data["page_count"] = str(len(data["pages"]))

@@ -19,6 +19,7 @@ from PIL import Image, ImageStat
 
 from authoring import labelstudio as ls
 from authoring import ls_state
+from authoring.media_upload import media_key
 from authoring.server import LabelStudioServer
 from core.store import Store
 from tests.authoring.test_labelstudio_browser import ARTIFACTS, browser, login  # noqa: F401 - the fixture
@@ -57,11 +58,13 @@ def test_a_server_without_the_workspace_shows_the_uploaded_page_and_the_correcti
         project = ls_state.get_project(store, session.base_url, "olmocr")
         (task_id,) = ls_state.tasks_by_id(store, session.base_url, project.project_id)
         assert session.media_modes[project.project_id] == "upload"  # auto: the server refused the local folder
+        media = ls_state.get_project(store, session.base_url, media_key("olmocr"))
         (url,) = session.client.tasks.get(id=task_id).data["pages"]
-        assert url.startswith(f"/data/upload/{project.project_id}/") and url.endswith(".png")
+        assert url.startswith(f"/data/upload/{media.project_id}/") and url.endswith(".png")
         # the upload made no task, and lies in the server's own media root, not in the workspace
         assert len(list(session.client.tasks.list(project=project.project_id))) == 1
-        (uploaded,) = (label_studio_server.data_dir / "media" / "upload" / str(project.project_id)).iterdir()
+        assert list(session.client.tasks.list(project=media.project_id)) == []
+        (uploaded,) = (label_studio_server.data_dir / "media" / "upload" / str(media.project_id)).iterdir()
         assert uploaded.read_bytes() == (workspace / item.metadata["page_images"][0]).read_bytes()
         uploads = store.con.execute("SELECT count(*) FROM ls_media").fetchone()[0]
 
