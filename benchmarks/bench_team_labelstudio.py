@@ -47,7 +47,9 @@ def main(argv: list[str] | None = None) -> int:
             from tests.postgres import PostgresServer
 
             database = stack.enter_context(PostgresServer()).create_database("label_studio")
-        server = LabelStudioServer(tmp_path / "label-studio", port=free_port(), database=database)
+        server = LabelStudioServer(
+            tmp_path / "label-studio", port=free_port(), database=database, startup_timeout_s=1200
+        )
         print(f"starting Label Studio on {args.database} (migrations: a minute or more) ...", flush=True)
         started = time.monotonic()
         stack.enter_context(server)

@@ -36,7 +36,14 @@ def team_items(sample_items: Path, authored: Path, copies: int, into: Path) -> d
     """`copies` HotpotQA items (the sample's, repeated under new ids) written as an --input file, with the
     sample's authored answer for each: source id -> authored line."""
     items = json.loads(sample_items.read_text(encoding="utf-8"))
-    lines = {json.loads(line)["source_id"]: json.loads(line) for line in authored.read_text().splitlines()}
+    lines = {}
+    for text in authored.read_text(encoding="utf-8").splitlines():
+        try:  # the sample has hostile lines on purpose (a broken JSON one among them): those are not answers
+            line = json.loads(text)
+        except ValueError:
+            continue
+        if isinstance(line, dict) and isinstance(line.get("source_id"), str) and "ground_truth" in line:
+            lines.setdefault(line["source_id"], line)
     items = [item for item in items if item["_id"] in lines]
     made, answers = [], {}
     for n in range(copies):

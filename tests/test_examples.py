@@ -131,6 +131,7 @@ EXAMPLES: dict[str, str | None] = {
     ".venv/bin/python benchmarks/bench_llm_judge.py": SKIP_BENCH,
     ".venv/bin/python benchmarks/bench_llm_outage.py": SKIP_BENCH,
     ".venv/bin/python benchmarks/bench_labelstudio.py": SKIP_BENCH,
+    ".venv/bin/python benchmarks/bench_team_labelstudio.py": SKIP_BENCH,
     ".venv/bin/python benchmarks/bench_release.py": SKIP_BENCH,
     ".venv/bin/python benchmarks/bench_scoring.py": SKIP_BENCH,
     # docs/team-label-studio.md
