@@ -69,7 +69,8 @@ def main(argv: list[str] | None = None) -> int:
             service.wait_until_serving()
             tasks = service.tasks()
             print(f"--serve is up with {len(tasks)} tasks; the curators submit for {args.minutes:g} min", flush=True)
-            run = run_curators(server.url, team, tasks, answers, duration_s=args.minutes * 60)
+            # a curator waits for each verdict (up to 10 minutes): when they stop, the service has caught up
+            run = run_curators(server.url, team, tasks, answers, duration_s=args.minutes * 60, verdict_timeout_s=600)
         finally:
             code, output = service.stop()
         reconciled = reconcile(tmp_path / "ws", admin.client, run)
