@@ -389,6 +389,18 @@ def main(argv: list[str] | None = None) -> int:
         return stopped_by(signum)
 
 
+def stdout_closed() -> bool:
+    """Whether the reader of stdout has gone (`--status | head -3`): the pipe then polls as an error."""
+    import select
+
+    try:
+        poller = select.poll()
+        poller.register(sys.stdout.fileno(), select.POLLERR)
+        return any(events & select.POLLERR for _, events in poller.poll(0))
+    except (OSError, ValueError, AttributeError):  # no real stdout (captured by a test)
+        return False
+
+
 def stopped_by(signum: int) -> int:
     """The line and exit code of a run stopped by a signal (Ctrl-C reaches the caller as KeyboardInterrupt)."""
     print(f"stopped by {signal.Signals(signum).name}: work committed so far is kept", file=sys.stderr)
@@ -436,6 +448,10 @@ def _run_command(args: argparse.Namespace, options: RunOptions) -> int:
             raise  # a failure the stop caused (its workers got the signal too): reported as the stop
         print(f"error: {visible(redact(str(exc)))}", file=sys.stderr)
         return 2
+    except BrokenPipeError:
+        if not stdout_closed():
+            raise  # a socket or a child's pipe: a failure like any other
+        return exit_codes.ended_by_closed_stdout()
     except (WorkspaceError, duckdb.Error, OSError) as exc:
         if stop_received() is not None:
             raise

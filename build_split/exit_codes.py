@@ -13,6 +13,9 @@
   answered with a transient error (HTTP 408/429/5xx). Nothing is lost: the local release stays, and
   publishing again commits only what is missing.
 
+- 141 (128 + SIGPIPE): stdout was closed by its reader (`--status | head -3`): the run ends quietly, as
+  command-line tools do, with nothing on stderr.
+
 Malformed replies do not change the code: they are cached as failures and reported on the summary
 line; `--retry-failed` asks again.
 """
@@ -31,6 +34,20 @@ USAGE = 2
 LLM_UNAVAILABLE = 3
 LLM_REFUSED = 4
 NETWORK = 5
+CLOSED_STDOUT = 141  # 128 + SIGPIPE, what a shell reports for `yes | head -1`
+
+
+def ended_by_closed_stdout() -> int:
+    """Stdout's reader went away: point stdout at /dev/null (so the flush at exit cannot fail again, which
+    Python would report on stderr) and end quietly."""
+    import os
+    import sys
+
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+    return CLOSED_STDOUT
+
 
 _WHAT_HAPPENS = {
     "transient": "server error or timeout, waiting for the next run",

@@ -207,7 +207,14 @@ def publish(options: RunOptions, echo: Callable[[str], None] = print) -> object:
             f"no local release {options.release} of {options.source} in {options.workspace}: write it first "
             f"with --release {options.release}"
         )
-    return publish_release(path, options.push or "", private=options.private, dry_run=options.dry_run, echo=echo)
+    return publish_release(
+        path,
+        options.push or "",
+        private=options.private,
+        dry_run=options.dry_run,
+        echo=echo,
+        releases_root=options.workspace / "releases",
+    )
 
 
 def _waiting_on_llm(store: Store, source: str) -> int:
