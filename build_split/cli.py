@@ -154,6 +154,16 @@ def build_parser() -> argparse.ArgumentParser:
     work.add_argument("--judge-model", help="model of the LLM judge (default gemini-2.5-pro / gpt-4o)")
     work.add_argument("--prefilter", action="store_true", help="run the free heuristic judge before the LLM judge")
     work.add_argument(
+        "--select",
+        type=_codes,
+        metavar="CODE,...",
+        help="run only these flag rules of docs/rules.md (rejections always run)",
+    )
+    work.add_argument("--ignore", type=_codes, default=[], metavar="CODE,...", help="turn these flag rules off")
+    work.add_argument(
+        "--reject", type=_codes, default=[], metavar="CODE,...", help="make these flags reject the record"
+    )
+    work.add_argument(
         "--review",
         action=argparse.BooleanOptionalAction,
         default=None,
@@ -288,6 +298,11 @@ def given_source_options(args: argparse.Namespace) -> dict[str, object]:
     }
 
 
+def _codes(text: str) -> list[str]:
+    """A comma-separated list of rule codes."""
+    return [code.strip() for code in text.split(",") if code.strip()]
+
+
 def default_judge() -> str:
     """Gemini judges when a key is configured; otherwise the free offline judge."""
     from core.llm.gemini_backend import gemini_credentials_available
@@ -358,6 +373,9 @@ def main(argv: list[str] | None = None) -> int:
             retry_failed=args.retry_failed,
             max_consecutive_failures=args.max_consecutive_failures,
             threshold=args.threshold,
+            select=args.select,
+            ignore=args.ignore,
+            reject=args.reject,
             allow_unreviewed=args.allow_unreviewed,
             release_partial=args.release_partial,
             release=args.release,
@@ -372,7 +390,8 @@ def main(argv: list[str] | None = None) -> int:
         for error in exc.errors():
             flag = "-".join(str(p) for p in error["loc"]).replace("_", "-")
             message = str(error["msg"]).removeprefix("Value error, ")
-            where = "" if error["loc"] == ("source_options",) else f"--{flag}: "  # the message names the option
+            # The message names the option itself for the source's options and the rule set (`loc` empty).
+            where = "" if error["loc"] in (("source_options",), ()) else f"--{flag}: "
             print(f"error: {where}{visible(redact(message))}", file=sys.stderr)
         return 2
     try:
