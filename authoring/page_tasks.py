@@ -1,7 +1,8 @@
 """Page tasks in Label Studio (sources whose items are OCR'd pages, `Source.page_tasks`): the page image beside
 an editable OCR transcript.
 
-Push: each task gets its page images (`$pages`, URLs Label Studio serves as local files:
+Push: each task gets its page images (`$pages`), uploaded through Label Studio's API to a server that cannot
+read the workspace (authoring/media_upload.py), or, the fast path on this machine, as URLs it serves as local files:
 `/data/local-files/?d=<path under its LOCAL_FILES_DOCUMENT_ROOT>`) and the OCR markdown as the
 prefilled `transcript` editor. Label Studio serves a file only under a local-files storage of the
 project, so one is created per project for `<workspace>/media/page-images` (never synced: a sync
@@ -27,6 +28,7 @@ from urllib.parse import quote
 
 from rapidfuzz.distance import Levenshtein
 
+from authoring import media_upload
 from core.evidence import Evidence
 from core.models import Reason, SourceItem
 from core.sources import get_source
@@ -98,8 +100,36 @@ def ensure_image_storage(session: LabelStudioSession, project_id: int, images_di
         raise PageImageError(
             f"Label Studio will not serve the page images in {path}: {exc}. Run it on this machine with "
             f"LABEL_STUDIO_LOCAL_FILES_SERVING_ENABLED=true and {FILES_ROOT_ENV}={images_dir.parent} "
-            "(--start-label-studio does this)"
+            "(--start-label-studio does this), or upload the images through its API (--label-studio-media upload)"
         ) from exc
+
+
+def media_mode(session: LabelStudioSession, project_id: int, workspace: Path) -> str:
+    """How this project's page images reach the server (decided once per session and project): local files when
+    asked for, or with `auto` when the server is on this machine and accepts `<workspace>/media` as a local-files
+    storage; uploads through its API otherwise (authoring/media_upload.py)."""
+    known = session.media_modes.get(project_id)
+    if known is not None:
+        return known
+    mode = media_upload.first_choice(session.settings.media, session.base_url)
+    if mode == media_upload.LOCAL_FILES:
+        try:
+            root = files_root(session, workspace)
+            images = Path(workspace).resolve() / MEDIA_DIR / IMAGES_DIR
+            images.relative_to(root)  # a ValueError: not under the server's document root
+            ensure_image_storage(session, project_id, images)
+        except (PageImageError, ValueError) as exc:
+            if session.settings.media != media_upload.AUTO:
+                if isinstance(exc, ValueError):
+                    raise PageImageError(
+                        f"the page images in {images} are not under Label Studio's local-files document root {root}; "
+                        f"start it with {FILES_ROOT_ENV}={Path(workspace).resolve() / MEDIA_DIR}, or upload them "
+                        "(--label-studio-media upload)"
+                    ) from None
+                raise
+            mode = media_upload.UPLOAD  # the server cannot read the workspace: it gets the images through its API
+    session.media_modes[project_id] = mode
+    return mode
 
 
 def add_page_data(
@@ -114,12 +144,16 @@ def add_page_data(
     if not get_source(source).page_tasks or not items:
         return
     workspace = Path(store.path).parent
+    with_images = [item for item in items if item.metadata.get("page_images")]
+    mode = media_mode(session, project_id, workspace) if with_images else media_upload.LOCAL_FILES
     root = files_root(session, workspace)
-    if any(item.metadata.get("page_images") for item in items):
-        ensure_image_storage(session, project_id, Path(workspace).resolve() / MEDIA_DIR / IMAGES_DIR)
     for item, task in zip(items, payload, strict=True):
         data = task["data"]
-        data["pages"] = page_urls(item, workspace, root)
+        if mode == media_upload.UPLOAD:
+            relatives = list(item.metadata.get("page_images") or [])
+            data["pages"] = media_upload.upload_urls(store, session, source, workspace, relatives)
+        else:
+            data["pages"] = page_urls(item, workspace, root)
         data["page_count"] = str(len(data["pages"]))
         data["metadata"] = {k: v for k, v in data.get("metadata", {}).items() if k not in HIDDEN_METADATA}
         region = {

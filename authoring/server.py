@@ -4,7 +4,9 @@ The server runs as a child process with its data dir in the workspace (`<workspa
 fixed user and API token created on first start (kept in `credentials.json` there, mode 0600; the
 LABEL_STUDIO_USERNAME / LABEL_STUDIO_PASSWORD / LABEL_STUDIO_USER_TOKEN variables override them),
 legacy API tokens enabled, sign-up without an invite link disabled, and the version check, Sentry error
-reporting and usage analytics turned off. It serves page images as local files from `<workspace>/media`
+reporting and usage analytics turned off. Its database is SQLite in the data dir, or PostgreSQL
+(`--database postgresql://USER@HOST:PORT/NAME` or LABEL_STUDIO_DATABASE_URL; authoring/database.py).
+It serves page images as local files from `<workspace>/media`
 (LABEL_STUDIO_LOCAL_FILES_SERVING_ENABLED / LABEL_STUDIO_LOCAL_FILES_DOCUMENT_ROOT).
 `start()` waits for `/health` and checks that the server
 took the port it asked for (Label Studio silently moves to the next free port otherwise); `stop()`
@@ -38,12 +40,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from authoring import loopback_webhooks, server_guard
+from authoring.database import DatabaseError, PostgresDatabase, database_from
 from core.stop_signals import Terminated, stop_on_signals
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_PORT = 8080
 DEFAULT_USERNAME = "curator@sob.local"
 INSTALL_COMMAND = "bash scripts/install_label_studio.sh"
+POSTGRE_ENV = ("POSTGRE_NAME", "POSTGRE_USER", "POSTGRE_PASSWORD", "POSTGRE_HOST", "POSTGRE_PORT")
 STARTUP_TIMEOUT_S = 300.0  # the first start runs the migrations: about a minute on 2 cores
 
 
@@ -180,7 +184,9 @@ class LabelStudioServer:
         binary: str | os.PathLike[str] | None = None,
         startup_timeout_s: float = STARTUP_TIMEOUT_S,
         files_root: Path | str | None = None,
+        database: PostgresDatabase | None = None,
     ) -> None:
+        self.database = database  # None: SQLite in the data dir
         self.data_dir = Path(data_dir).resolve()
         # What it may serve as local files (page images): `<workspace>/media` for a workspace's server.
         self.files_root = Path(files_root).resolve() if files_root else self.data_dir.parent / "media"
@@ -234,6 +240,11 @@ class LabelStudioServer:
                 "PYTHONUNBUFFERED": "1",
             }
         )
+        # The database: PostgreSQL when given; otherwise SQLite, whatever DJANGO_DB the caller's shell has.
+        for name in ("DJANGO_DB", *POSTGRE_ENV):
+            env.pop(name, None)
+        if self.database is not None:
+            env.update(self.database.environment())
         env.update(loopback_webhooks.environment())  # `--serve`'s receiver on 127.0.0.1, nothing else nearby
         # A stray DJANGO_SETTINGS_MODULE or PORT from the caller would change what starts.
         for name in ("DJANGO_SETTINGS_MODULE", "PORT", "LABEL_STUDIO_PORT", "HOST", "LABEL_STUDIO_HOST"):
@@ -396,7 +407,7 @@ class LabelStudioServer:
         self.stop()
 
 
-def main(argv: list[str] | None = None) -> int:
+def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m authoring.server",
         description="Run a local Label Studio for curators, with its data in the workspace, until Ctrl-C.",
@@ -404,15 +415,26 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workspace", type=Path, default=Path("workspace"), help="workspace folder")
     parser.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT})")
     parser.add_argument("--host", default="127.0.0.1", help="interface to listen on (default 127.0.0.1)")
-    args = parser.parse_args(argv)
-    server = LabelStudioServer.for_workspace(args.workspace, port=args.port, host=args.host)
+    parser.add_argument(
+        "--database",
+        metavar="URL",
+        help="PostgreSQL for Label Studio's data, postgresql://USER@HOST:PORT/NAME (else LABEL_STUDIO_DATABASE_URL; "
+        "the password from LABEL_STUDIO_DATABASE_PASSWORD or PGPASSWORD); default: SQLite in its data dir",
+    )
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
     try:
+        database = database_from(args.database)
+        server = LabelStudioServer.for_workspace(args.workspace, port=args.port, host=args.host, database=database)
         server.start()
-    except LabelStudioServerError as exc:
+    except (LabelStudioServerError, DatabaseError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     assert server.credentials is not None
-    print(f"Label Studio is up at {server.url}")
+    print(f"Label Studio is up at {server.url}" + (f" on {database.url}" if database else ""))
     print(f"  log in as {server.credentials.username}; password and API token in {server.data_dir}/credentials.json")
     print(f"  for the toolkit: export LABEL_STUDIO_URL={server.url} LABEL_STUDIO_API_KEY=<token from that file>")
     print("Press Ctrl-C to stop it.")

@@ -90,6 +90,21 @@ def build_parser() -> argparse.ArgumentParser:
     )
     ls.add_argument("--label-studio-port", type=int, help="port for --start-label-studio (default 8080)")
     ls.add_argument(
+        "--database",
+        metavar="URL",
+        help="with --start-label-studio: Label Studio's data on PostgreSQL, postgresql://USER@HOST:PORT/NAME (else "
+        "LABEL_STUDIO_DATABASE_URL; the password from LABEL_STUDIO_DATABASE_PASSWORD or PGPASSWORD, never here); "
+        "default: SQLite in its data dir",
+    )
+    ls.add_argument(
+        "--label-studio-media",
+        choices=["auto", "local-files", "upload"],
+        default="auto",
+        help="how page images reach Label Studio: local-files (it reads the workspace: same machine), upload "
+        "(through its API: a server elsewhere), or auto (local-files on this machine when it can read the "
+        "workspace, else upload; the default)",
+    )
+    ls.add_argument(
         "--serve",
         action="store_true",
         help="after the run, keep syncing with Label Studio until Ctrl-C: each submitted annotation is pulled, "
@@ -347,6 +362,8 @@ def main(argv: list[str] | None = None) -> int:
             start_label_studio=args.start_label_studio,
             label_studio_port=args.label_studio_port,
             keep_label_studio=args.keep_label_studio,
+            database=args.database,
+            label_studio_media=args.label_studio_media,
             authored=args.authored,
             overwrite=args.overwrite,
             serve=args.serve,

@@ -32,6 +32,8 @@ class RunOptions(BaseModel):
     start_label_studio: bool = False
     label_studio_port: int | None = Field(default=None, ge=1, le=65535)
     keep_label_studio: bool = False
+    database: str | None = None  # PostgreSQL for a started Label Studio: postgresql://USER@HOST:PORT/NAME, no password
+    label_studio_media: Literal["auto", "local-files", "upload"] = "auto"  # how page images reach Label Studio
     authored: Path | None = None
     serve: bool = False  # keep syncing with Label Studio until stopped (build_split/service.py)
     listen: str | None = None  # with serve: HOST:PORT for Label Studio's webhooks (a server on another host)
@@ -146,6 +148,17 @@ class RunOptions(BaseModel):
     def _hub_alone(cls, value: bool, info: ValidationInfo) -> bool:
         if value and (info.data.get("sample") or info.data.get("input") is not None):
             raise ValueError("--from-hub cannot be combined with --sample or --input: pass one source of items")
+        return value
+
+    @field_validator("database")
+    @classmethod
+    def _database_url(cls, value: str | None, info: ValidationInfo) -> str | None:
+        if value is not None and not info.data.get("start_label_studio"):
+            raise ValueError("is the database of a Label Studio the toolkit starts: add --start-label-studio")
+        if value is not None:
+            from authoring.database import parse_database_url
+
+            parse_database_url(value, from_argv=True)  # a clear error now, not when Label Studio starts
         return value
 
     @field_validator("blind_second")

@@ -248,6 +248,8 @@ def run(options: RunOptions, echo: Callable[[str], None] = print) -> RunSummary:
         overlap=options.overlap,
         blind_second=options.blind_second,
         adopt=options.adopt,
+        database=options.database,
+        media=options.label_studio_media,
     ) as label_studio:
         run_once(options, summary, label_studio, echo)
     if options.push and not summary.llm_stopped:

@@ -70,6 +70,8 @@ def serve(options: RunOptions, echo: Callable[[str], None] = print, *, poll_s: f
         overlap=options.overlap,
         blind_second=options.blind_second,
         adopt=options.adopt,
+        database=options.database,
+        media=options.label_studio_media,
     ) as session:
         if session is None:
             raise LabelStudioError(

@@ -21,6 +21,8 @@ SECRET_ENV = (
     "HF_TOKEN",
     "HUGGING_FACE_HUB_TOKEN",
     "LABEL_STUDIO_API_KEY",
+    "LABEL_STUDIO_DATABASE_PASSWORD",  # a team's Label Studio on PostgreSQL (authoring/database.py)
+    "PGPASSWORD",
 )
 MASK = "[REDACTED]"
 MIN_SECRET_LENGTH = 6  # shorter values ("1", "none") would mask ordinary words, and guard nothing

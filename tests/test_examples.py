@@ -37,6 +37,14 @@ SKIP_BENCH = "a speed benchmark (minutes, 25,000 records): figures are measured 
 SKIP_GPU = "needs a CUDA GPU and the olmOCR model weights"
 SKIP_HUB_DOWNLOAD = "downloads a source data set from the Hugging Face Hub: no local stand-in serves data set files"
 SKIP_LABEL_STUDIO = "starts a Label Studio server: covered by tests/authoring/test_labelstudio_cli.py"
+SKIP_TEAM_HOST = (
+    "sets up a team's host (apt-get, the system's PostgreSQL cluster, a role with a password): the script was run "
+    "by hand; the tests start a PostgreSQL of their own (tests/postgres.py)"
+)
+SKIP_TEAM_SERVER = (
+    "runs a team's server or service until stopped: tests/authoring/test_team_labelstudio.py runs --serve against "
+    "a Label Studio on PostgreSQL, tests/authoring/test_database_url.py checks --database"
+)
 SKIP_ACTIVATE = "activates the virtualenv `make demo` creates: the examples here run with that virtualenv's python"
 SKIP_OWN_SOURCE = (
     "installs a package: test_the_source_package_example_runs_as_written runs these commands, as written, in a "
@@ -138,8 +146,21 @@ EXAMPLES: dict[str, str | None] = {
     ".venv/bin/python benchmarks/bench_llm_judge.py": SKIP_BENCH,
     ".venv/bin/python benchmarks/bench_llm_outage.py": SKIP_BENCH,
     ".venv/bin/python benchmarks/bench_labelstudio.py": SKIP_BENCH,
+    ".venv/bin/python benchmarks/bench_team_labelstudio.py": SKIP_BENCH,
     ".venv/bin/python benchmarks/bench_release.py": SKIP_BENCH,
     ".venv/bin/python benchmarks/bench_scoring.py": SKIP_BENCH,
+    # docs/team-label-studio.md
+    "export 'LABEL_STUDIO_DATABASE_PASSWORD=a long random password'": SKIP_TEAM_HOST,
+    "sudo --preserve-env=LABEL_STUDIO_DATABASE_PASSWORD bash scripts/install_postgresql.sh label_studio label_studio": (
+        SKIP_TEAM_HOST
+    ),
+    "python -m authoring.server --workspace workspace --host 0.0.0.0 --port 8080 "
+    "--database postgresql://label_studio@127.0.0.1:5432/label_studio": SKIP_TEAM_SERVER,
+    "export LABEL_STUDIO_URL=http://127.0.0.1:8080 LABEL_STUDIO_API_KEY=ADMIN_TOKEN": SKIP_TEAM_SERVER,
+    "python -m build_split --source hotpotqa --sample --serve": SKIP_TEAM_SERVER,
+    ".venv/bin/python benchmarks/bench_team_labelstudio.py --curators 10 --minutes 10 --database postgresql": (
+        SKIP_BENCH
+    ),
 }
 
 

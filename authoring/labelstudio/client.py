@@ -51,6 +51,7 @@ class LabelStudioSettings:
     overlap: int = 1  # curators who author each record independently (2: see authoring/labelstudio/overlap.py)
     blind_second: bool = False  # with overlap 2: the second curator works in a project without the draft's answer
     adopt: bool = False  # write into a project another workspace made (authoring/labelstudio/ownership.py)
+    media: str = "auto"  # how page images reach the server: auto, local-files or upload (authoring/media_upload.py)
 
     @classmethod
     def from_env(
@@ -68,7 +69,8 @@ class LabelStudioSettings:
                 f"Label Studio is half configured: {missing} is not set. Set both, or neither to skip Label Studio."
             )
         title = env.get("LABEL_STUDIO_PROJECT_TITLE") or cls.project_title  # e.g. a team's own naming
-        return cls(url=url.rstrip("/"), api_key=api_key, project_title=title)
+        media = env.get("LABEL_STUDIO_MEDIA") or cls.media
+        return cls(url=url.rstrip("/"), api_key=api_key, project_title=title, media=media)
 
 
 class LabelStudioSession:
@@ -95,6 +97,7 @@ class LabelStudioSession:
         # Projects this session has already checked (and fixed) on the server: a long-lived session (`--serve`)
         # reads each once, not once per cycle and stage.
         self.ensured: dict[tuple[str, str, str, int, int], ls_state.ProjectRow] = {}
+        self.media_modes: dict[int, str] = {}  # project id -> how its page images reach the server (page_tasks)
 
     def call(self, what: str, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         """Run one SDK call; turn transport and API errors into errors a curator can act on."""

@@ -88,14 +88,18 @@ def label_studio_for_run(
     overlap: int = 1,
     blind_second: bool = False,
     adopt: bool = False,
+    database: str | None = None,
+    media: str = "auto",
 ) -> Iterator[LabelStudioSession | None]:
     """The Label Studio a run talks to: started in the workspace (`--start-label-studio`), given by
     flags or LABEL_STUDIO_URL / LABEL_STUDIO_API_KEY, or None when there is none.
 
     A started server is stopped when the block ends; with `keep_running` it serves the curators until
     Ctrl-C first. `overlap` curators author each record (`blind_second`: the second without the draft's answer).
+    `database`: a started server's PostgreSQL URL (else LABEL_STUDIO_DATABASE_URL, else SQLite); `media`: how page
+    images reach Label Studio (authoring/media_upload.py).
     """
-    two = {"overlap": overlap, "blind_second": blind_second, "adopt": adopt}
+    two = {"overlap": overlap, "blind_second": blind_second, "adopt": adopt, "media": media}
     if not start:
         settings = LabelStudioSettings.from_env(url, api_key)
         if settings is None:
@@ -105,10 +109,13 @@ def label_studio_for_run(
         session.check_reachable()
         yield session
         return
+    from authoring.database import database_from
     from authoring.server import DEFAULT_PORT, LabelStudioServer
 
-    server = LabelStudioServer.for_workspace(workspace, port=port or DEFAULT_PORT)
-    echo(f"starting Label Studio in {server.data_dir} (the first start takes about a minute) ...")
+    db = database_from(database)
+    server = LabelStudioServer.for_workspace(workspace, port=port or DEFAULT_PORT, database=db)
+    on = f", its database {db.url}" if db is not None else ""
+    echo(f"starting Label Studio in {server.data_dir}{on} (the first start takes about a minute) ...")
     server.start()
     if server.orphan_stopped is not None:
         echo(

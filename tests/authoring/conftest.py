@@ -1,26 +1,57 @@
-"""One real Label Studio server for the whole test session (its first start runs the migrations).
+"""One real Label Studio server per database backend for the whole test session (its first start runs the
+migrations): SQLite in its data dir, and PostgreSQL (a real server the tests start, tests/postgres.py).
 
-In CI (CI=true) a missing label-studio, label-studio-sdk or chromium fails the tests; elsewhere they
-are skipped with a message that says how to install them.
+Every test that uses the server runs on SQLite; a module that sets `LABEL_STUDIO_BACKENDS = ("sqlite",
+"postgresql")` runs on PostgreSQL too (the server's core: push, pull, feedback, `--serve`, revisions, two
+curators, a team of curators). Each backend's server is started once (pytest groups the tests by backend).
+
+In CI (CI=true) a missing label-studio, label-studio-sdk, chromium or PostgreSQL fails the tests; elsewhere
+they are skipped with a message that says how to install them.
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from authoring.server import LabelStudioServer, LabelStudioServerError, find_label_studio_bin, free_port
+from authoring.server import (
+    STARTUP_TIMEOUT_S,
+    LabelStudioServer,
+    LabelStudioServerError,
+    find_label_studio_bin,
+    free_port,
+)
 from tests.ci import missing
+
+BACKENDS_ATTRIBUTE = "LABEL_STUDIO_BACKENDS"
+DEFAULT_BACKENDS = ("sqlite",)
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """Tests that use the server run once per backend their module lists (SQLite alone by default)."""
+    if "label_studio_backend" in metafunc.fixturenames:
+        backends = getattr(metafunc.module, BACKENDS_ATTRIBUTE, DEFAULT_BACKENDS)
+        metafunc.parametrize("label_studio_backend", backends, indirect=True, scope="session")
+
+
+@pytest.fixture(scope="session")
+def label_studio_backend(request: pytest.FixtureRequest) -> str:
+    return request.param
+
 
 REPO = Path(__file__).resolve().parents[2]
 ARTIFACTS = REPO / "test-artifacts"
 
 
 @pytest.fixture(scope="session")
-def label_studio_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabelStudioServer]:
+def label_studio_server(
+    tmp_path_factory: pytest.TempPathFactory, label_studio_backend: str
+) -> Iterator[LabelStudioServer]:
     try:
         find_label_studio_bin()
     except LabelStudioServerError as exc:
@@ -31,16 +62,26 @@ def label_studio_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[La
         missing("label-studio-sdk is not installed: pip install -e '.[labelstudio]'")
     # It serves local files (page images) from anywhere under the test session's temp folder.
     root = tmp_path_factory.getbasetemp()
-    # The first start runs Label Studio's migrations: a minute on 2 idle cores, several on a loaded machine. Its
-    # /health is what the start waits for; the limit is only there so that a hung start ends.
-    server = LabelStudioServer(
-        tmp_path_factory.mktemp("label-studio"), port=free_port(), files_root=root, startup_timeout_s=900.0
-    )
-    server.start()
-    try:
+    with contextlib.ExitStack() as stack:
+        database = None
+        if label_studio_backend == "postgresql":
+            from tests.postgres import PostgresServer, PostgresUnavailable
+
+            try:
+                postgres = stack.enter_context(PostgresServer())
+            except PostgresUnavailable as exc:
+                missing(str(exc))
+            database = postgres.create_database("label_studio")
+        data_dir = tmp_path_factory.mktemp(f"label-studio-{label_studio_backend}")
+        # The first start runs the migrations: a minute on 2 idle cores, several on a loaded machine. The start
+        # waits for /health; the limit only ends a hung start (SOB_LABEL_STUDIO_STARTUP_S changes it).
+        timeout = float(os.environ.get("SOB_LABEL_STUDIO_STARTUP_S") or 3 * STARTUP_TIMEOUT_S)
+        server = LabelStudioServer(
+            data_dir, port=free_port(), files_root=root, database=database, startup_timeout_s=timeout
+        )
+        server.start()
+        stack.callback(server.stop)  # before PostgreSQL stops: callbacks run last in, first out
         yield server
-    finally:
-        server.stop()
 
 
 @pytest.fixture

@@ -14,6 +14,8 @@ from build_split.sources import sample_authored
 from core import revisions
 from core.store import Store
 
+LABEL_STUDIO_BACKENDS = ("sqlite", "postgresql")  # the server's core runs on both (conftest.py)
+
 SOURCE_ID = "sob-sample-0001"
 SAMPLE_AUTHORED = sample_authored("hotpotqa")
 

@@ -16,6 +16,8 @@ from authoring import ls_state
 from build_split.sources import sample_authored
 from core.store import Store
 
+LABEL_STUDIO_BACKENDS = ("sqlite", "postgresql")  # the server's core runs on both (conftest.py)
+
 REPO = Path(__file__).resolve().parents[2]
 SAMPLE = sample_authored("hotpotqa")
 

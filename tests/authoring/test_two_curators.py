@@ -25,6 +25,8 @@ from scoring.curator_agreement import compare_answers
 from scoring.paths import flatten
 from scoring.sted import sted
 
+LABEL_STUDIO_BACKENDS = ("sqlite", "postgresql")  # the server's core runs on both (conftest.py)
+
 SAMPLE = sample_authored("hotpotqa")
 SAMPLE_ITEMS = SAMPLE.parent / "sample.json"
 
