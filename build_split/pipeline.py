@@ -308,6 +308,7 @@ def run_once(
                 test_size=options.test_size,
                 calibration=_calibration(options),
                 page_images=options.with_page_images,
+                description=options.description,
             )
             summary.release_path = result.path
             summary.release_status = result.status

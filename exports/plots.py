@@ -252,7 +252,7 @@ def render_plots(
     *,
     title: str,
     distributions: Mapping[str, Any],
-    judged: Mapping[str, Mapping[str, Sequence[float]]],
+    judged: Mapping[str, Mapping[str, Sequence[float]]] | None,
     funnel: Sequence[FunnelStep],
     flags: Mapping[str, Mapping[str, int]],
     threshold: float,
@@ -260,7 +260,8 @@ def render_plots(
     """Write the PNGs into `folder/plots/`; returns {key: relative path} ({} without matplotlib).
 
     `distributions`: the released records' schema complexity (exports/stats.py); `judged`, `funnel` and `flags`:
-    from the store (exports/plot_data.py)."""
+    from the store (exports/plot_data.py). `judged=None`: no judge measured the records (the offline pre-filter's
+    fixed scores are no measurement), so no score plot is drawn."""
     if not plots_available():
         return {}
     out = folder / PLOTS_DIR
@@ -268,7 +269,9 @@ def render_plots(
     plot_schema_complexity(
         distributions["levels"], distributions["properties"], out / PLOT_FILES["schema_complexity"][0], title
     )
-    plot_judge_scores(judged, threshold, out / PLOT_FILES["judge_scores"][0], title)
+    if judged is not None:
+        plot_judge_scores(judged, threshold, out / PLOT_FILES["judge_scores"][0], title)
     plot_funnel(funnel, out / PLOT_FILES["funnel"][0], title)
     plot_flags(flags, out / PLOT_FILES["flags"][0], title)
-    return {key: f"{PLOTS_DIR}/{name}" for key, (name, _) in PLOT_FILES.items()}
+    drawn = [key for key in PLOT_FILES if key != "judge_scores" or judged is not None]
+    return {key: f"{PLOTS_DIR}/{PLOT_FILES[key][0]}" for key in drawn}
