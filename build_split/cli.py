@@ -15,18 +15,18 @@ from authoring.server import LabelStudioServerError
 from build_split import exit_codes
 from build_split.errors import explain_failure
 from build_split.options import RunOptions
+from build_split.pipeline import UsageError, print_diff, print_history, print_rejections, print_status, run
 from build_split.project import PROJECT_FILENAME, ProjectError
 from build_split.project_args import with_project
-from build_split.pipeline import UsageError, print_diff, print_history, print_rejections, print_status, run
 from core.llm.failures import DEFAULT_MAX_CONSECUTIVE_FAILURES
 from core.llm.types import LLMError
 from core.parallel import WorkerFailed
 from core.progress import set_output
 from core.redaction import redact, register_secret
 from core.sources import ENTRY_POINT_GROUP, source_names, sources
-from core.version import TOOLKIT_VERSION
 from core.stop_signals import Terminated, stop_on_signals, stop_received
 from core.store import STORE_FILENAME, Store, WorkspaceBusyError, WorkspaceError
+from core.version import TOOLKIT_VERSION
 from exports.hub import TARGET_HELP, HubUnavailableError, PublishError
 from exports.release import ReleaseError
 from judge.rubric import DEFAULT_THRESHOLD

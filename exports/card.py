@@ -11,7 +11,7 @@ from typing import Any
 
 import jinja2
 
-from core.sources import is_source, SourceCard, get_source, source_names
+from core.sources import SourceCard, get_source, is_source, source_names
 from exports import page_images as page_images_mod
 from exports.changelog import CARD_ID_LIMIT, CHANGE_KINDS
 from exports.columns import arrow_schema
@@ -95,7 +95,8 @@ def front_matter(
     page_images: bool = False,
     description: DatasetDescription | None = None,
 ) -> dict[str, Any]:
-    """Hub metadata (the project's title, licence and languages where it has a `description`). Empty splits are left out of `configs`: `datasets` cannot load a split with no
+    """Hub metadata (the project's title, licence and languages where it has a `description`). Empty splits are
+    left out of `configs`: `datasets` cannot load a split with no
     rows, and one such split makes the whole config unloadable (huggingface/datasets#8401).
 
     With `data_files` (the manifest's: name -> split, rows, bytes, num_bytes, sha256), each split names its

@@ -15,7 +15,7 @@ from typing import Any
 import pyarrow as pa
 
 from core.models import Record
-from core.sources import is_source, Source, get_source, source_names
+from core.sources import Source, get_source, is_source, source_names
 
 # Columns every config has, before the source's own fields. The three JSON columns are JSON strings.
 CORE_COLUMNS: tuple[tuple[str, pa.DataType], ...] = (

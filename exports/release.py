@@ -535,8 +535,9 @@ def _first_row(folder: Path, files: dict[str, dict[str, Any]]) -> dict[str, Any]
     """The first released row (of the first split with rows), for the card's example."""
     for name, file in files.items():
         if file["rows"]:
-            table = pq.ParquetFile(folder / name).read_row_group(0, columns=["record_id", "context", "question",
-                                                                             "json_schema", "ground_truth"])
+            table = pq.ParquetFile(folder / name).read_row_group(
+                0, columns=["record_id", "context", "question", "json_schema", "ground_truth"]
+            )
             return table.slice(0, 1).to_pylist()[0]
     return None
 

@@ -15,7 +15,16 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from core.loading import LoadResult
 from core.models import SourceItem
-from core.sources import CONFIG_SEPARATOR, LoadRequest, ReleaseColumn, Source, SourceCard, check_config_name, quote, sources
+from core.sources import (
+    CONFIG_SEPARATOR,
+    LoadRequest,
+    ReleaseColumn,
+    Source,
+    SourceCard,
+    check_config_name,
+    quote,
+    sources,
+)
 from loaders.ocr_options import add_ocr_arguments
 
 SAMPLE_DIR = Path(__file__).resolve().parent.parent / "samples" / "documents"
