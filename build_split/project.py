@@ -239,7 +239,8 @@ def init_project(path: Path, answers: InitAnswers, *, force: bool = False) -> Pa
     if path.exists() and not force:
         raise ProjectError(f"{path} exists: edit it, or pass --force to write a new one over it")
     source = get_source(answers.source)
-    config = answers.config or source.release_config
+    own_config = source.options_model.model_fields.get("config")  # a source whose option names its config
+    config = answers.config or (str(own_config.default) if own_config is not None else source.release_config)
     citation = answers.citation.strip() or (
         f"@misc{{{re.sub(r'[^A-Za-z0-9]', '_', answers.name)},\n"
         f"  title = {{{answers.title}}},\n  year = {{2026}},\n  note = {{Built with the SOB curation toolkit}}\n}}"
