@@ -26,7 +26,11 @@ def build_init_parser() -> argparse.ArgumentParser:
     parser.add_argument("--description", help="what the dataset is (Markdown; edit it in the file later)")
     parser.add_argument("--license", help="the Hub's licence id, an SPDX id in lower case (default cc-by-4.0)")
     parser.add_argument("--citation", help="a BibTeX entry (default: an @misc entry made from the title)")
-    parser.add_argument("--source", choices=source_names(), help="the first config's source (default documents)")
+    parser.add_argument(
+        "--source",
+        choices=source_names(),
+        help="the first config's source (default: the one for your own files, documents)",
+    )
     parser.add_argument("--config", help="the first config's name (default: the source's release config)")
     items = parser.add_mutually_exclusive_group()
     items.add_argument("--sample", action="store_true", help="the first config loads the embedded sample")

@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from core.sources import CONFIG_NAME, get_source, source_names
+from core.sources import CONFIG_NAME, get_source, source_names, sources
 from exports.dataset_description import DatasetDescription
 
 PROJECT_FILENAME = "sob-project.toml"
@@ -222,7 +222,7 @@ class InitAnswers(BaseModel):
     description: str = "Records pairing a context, a question and a JSON Schema with a curated JSON answer."
     license: str = "cc-by-4.0"
     citation: str = ""
-    source: str = "documents"
+    source: str | None = None  # default: the source of the curator's own files (its option names its config)
     config: str | None = None
     sample: bool = False
     input: Path | None = None
@@ -238,7 +238,10 @@ def init_project(path: Path, answers: InitAnswers, *, force: bool = False) -> Pa
     checked, so what `init` writes is always a project every command accepts."""
     if path.exists() and not force:
         raise ProjectError(f"{path} exists: edit it, or pass --force to write a new one over it")
-    source = get_source(answers.source)
+    source_name = answers.source or next(
+        (s.name for s in sources() if "config" in s.options_model.model_fields), source_names()[0]
+    )
+    source = get_source(source_name)
     own_config = source.options_model.model_fields.get("config")  # a source whose option names its config
     config = answers.config or (str(own_config.default) if own_config is not None else source.release_config)
     citation = answers.citation.strip() or (
@@ -260,7 +263,7 @@ def init_project(path: Path, answers: InitAnswers, *, force: bool = False) -> Pa
         citation=citation.replace('"""', '\\"\\"\\"'),
         sources=", ".join(source_names()),
         config=config,
-        source=answers.source,
+        source=source_name,
         input_line=input_line,
     )
     tmp = path.with_name(path.name + ".tmp")

@@ -230,6 +230,11 @@ def get_source(name: str) -> Source:
     return _config_sources[name]
 
 
+def source_family(name: str) -> str:
+    """The registered source of a name (`documents` of `documents@invoices`): what a release's manifest names."""
+    return name.partition(CONFIG_SEPARATOR)[0]
+
+
 def is_source(name: str) -> bool:
     """A name `get_source` answers (a registered source, or one of its configs)."""
     try:

@@ -36,7 +36,7 @@ import pyarrow.parquet as pq
 from core.derived import merged
 from core.models import RecordState
 from core.progress import tracked
-from core.sources import release_config_of
+from core.sources import release_config_of, source_family
 from core.store import Store
 from exports import card as card_mod
 from exports import page_images as page_images_mod
@@ -216,11 +216,12 @@ def write_release(
                 tmp,
                 title=f"{description.title if description else card_mod.SOURCE_CARDS[source].name}, {config} {version}",
                 distributions=written.distributions,
-                # the offline pre-filter's scores are fixed values, not a judge's measurement: not plotted
-                judged=None if judge_name == "heuristic" else plot_data.judge_scores(store, source),
+                judged=plot_data.judge_scores(store, source),
                 funnel=plot_data.funnel(store, source, written.total),
                 flags=plot_data.flag_resolutions(flags),
                 threshold=threshold,
+                # the offline heuristic's scores are labelled as the pre-filter's, never as a judge's
+                scorer="pre-filter" if judge_name == "heuristic" else "judge",
             )
             if plots
             else {}
@@ -262,7 +263,7 @@ def write_release(
             version=version,
             parent=parent,
             config=config,
-            source=source,
+            source=source_family(source),  # the registered source; the config says which of its configs
             counts=written.counts,
             files=written.files,
             record_ids_sha256=written.record_ids_sha256,

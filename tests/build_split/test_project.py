@@ -85,7 +85,7 @@ def test_two_configs_in_one_workspace_release_only_their_own_rows_with_cards_a_v
         assert card_problems(text) == []
         assert f"{items} items were loaded" in text and f"· {len(rows)} records ·" in text
         assert "## An example record" in text and "## Limitations" in text
-        assert "Pre-filter scores" in text and "judge_scores.png" not in text  # the pre-filter's scores unplotted
+        assert "Pre-filter scores" in text and "![Judge scores" not in text  # the pre-filter's, labelled so
 
     # Both configs to one folder (the Hub's stand-in); the curator writes a paragraph in the README there.
     assert main(["--config", "documents", "--release", "0.1.0", "--push", "hub"]) == 0
