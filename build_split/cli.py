@@ -166,7 +166,9 @@ def build_parser() -> argparse.ArgumentParser:
         type=int,
         metavar="N",
         help="draw --rounds seeded samples of N accepted records into a Label Studio review project; later runs "
-        "pull the verdicts, report the error rate with Wilson 95%% intervals and send wrong records back",
+        "pull the verdicts, report the error rate with Wilson 95%% intervals and send wrong records back; with "
+        "--start-label-studio the server stays up for the reviewers until Ctrl-C. Fewer accepted records than N: "
+        "each round holds them all, and the run exits 7",
     )
     audit.add_argument("--rounds", type=int, default=5, help="audit rounds (samples of N), default 5 as SOB")
     llm = parser.add_argument_group("LLM drafts and calls")
