@@ -33,8 +33,6 @@ from judge.rubric import DEFAULT_THRESHOLD
 from validation.characters import visible
 
 EXAMPLES = """examples:
-  python -m build_split init --title "Invoices in JSON" --license cc-by-4.0 --source documents --sample
-  python -m build_split --version
   python -m build_split --source hotpotqa --sample --release 0.1.0 --allow-unreviewed
   python -m build_split --source hotpotqa --input hotpot_dev_distractor_v1.json --limit 500 --seed 1
   python -m build_split --source hotpotqa --authored curators.jsonl --release 0.2.0 --allow-unreviewed
@@ -49,6 +47,9 @@ EXAMPLES = """examples:
   HF_TOKEN=... python -m build_split --source hotpotqa --release 0.2.0 --allow-unreviewed \
       --push owner/sob-structured --dry-run
   python -m build_split --source hotpotqa --diff 0.1.0 0.2.0
+  python -m build_split --version
+  python -m build_split init --title "Invoices in JSON" --license cc-by-4.0 --source documents --sample
+  python -m build_split --release 0.1.0 --allow-unreviewed
 """
 
 
