@@ -293,6 +293,7 @@ def render_card(
         plots=[(PLOT_FILES[key][1], path) for key, path in (plots or {}).items()],
         plots_skipped_reason=plots_skipped_reason,
         curator_text=curator_text,
+        hub_repo=description.hub_repo if description is not None else None,
         example=example_prompt(example) if example else None,
     )
     return str(dataset_card(meta, text))

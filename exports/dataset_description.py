@@ -30,7 +30,7 @@ class DatasetDescription(BaseModel):
     license_link: HttpUrl | None = None
     citation: str = ""  # BibTeX
     languages: list[str] = Field(default_factory=lambda: ["en"], min_length=1)
-    hub_repo: str | None = None  # owner/name
+    hub_repo: str | None = Field(default=None, pattern=r"^[\w.-]+/[\w.-]+$")  # owner/name on the Hub
 
     @field_validator("license")
     @classmethod

@@ -33,7 +33,7 @@ def card_problems(text: str) -> list[str]:
     problems = []
     if re.search(r"\(\s*\)", text):
         problems.append("an empty link ()")
-    for placeholder in ("replace this paragraph", "(not published)", "<your", "TODO"):
+    for placeholder in ("replace this paragraph", "(not published)", "<this-repo", "<your", "TODO"):
         if placeholder.lower() in text.lower():
             problems.append(f"placeholder {placeholder!r}")
     if re.search(r"```bibtex\s*```", text):
