@@ -284,7 +284,10 @@ def build_parser() -> argparse.ArgumentParser:
 def given_source_options(args: argparse.Namespace) -> dict[str, object]:
     """The source options given on the command line (every source's; RunOptions refuses another source's)."""
     names = {name for source in sources() for name in source.options_model.model_fields}
-    return {name: value for name in sorted(names) if (value := getattr(args, name, None)) not in (None, False)}
+    # `is`, not `in (None, False)`: 0 == False, and `--max-pdf-pages 0` must reach the check that refuses it
+    return {
+        name: value for name in sorted(names) if (value := getattr(args, name, None)) is not None and value is not False
+    }
 
 
 def default_judge() -> str:

@@ -139,31 +139,36 @@ def read_json_lines(path: Path) -> Iterator[InputLine]:
     Lines are read as bytes with a cap and decoded one by one, so a line that is too long or not UTF-8
     rejects that line only."""
     with Path(path).open("rb") as handle:
-        number = 0
-        while data := handle.readline(MAX_LINE_BYTES + 1):
-            number += 1
-            if len(data) > MAX_LINE_BYTES and not data.endswith(b"\n"):
-                size = len(data) + _skip_rest_of_line(handle)
-                problem = InputRejected("line_too_large", f"the line has {size:,} bytes (at most {MAX_LINE_BYTES:,})")
-                yield InputLine(number, None, _excerpt(data), problem)
-                continue
-            try:
-                text = data.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                problem = InputRejected(
-                    "invalid_utf8", f"not valid UTF-8 at byte {exc.start + 1} of the line; save the file as UTF-8"
-                )
-                yield InputLine(number, None, _excerpt(data), problem)
-                continue
-            if number == 1:
-                text = text.removeprefix("\ufeff")  # a byte-order mark some editors write
-            if not text.strip():
-                continue
-            raw = text.rstrip("\r\n")[:RAW_LIMIT]
-            try:
-                yield InputLine(number, parse_json_text(text), raw)
-            except InputRejected as problem:
-                yield InputLine(number, None, raw, problem)
+        yield from read_json_lines_from(handle)
+
+
+def read_json_lines_from(handle: BinaryIO) -> Iterator[InputLine]:
+    """`read_json_lines` on a file already open for reading in binary (e.g. one opened without following links)."""
+    number = 0
+    while data := handle.readline(MAX_LINE_BYTES + 1):
+        number += 1
+        if len(data) > MAX_LINE_BYTES and not data.endswith(b"\n"):
+            size = len(data) + _skip_rest_of_line(handle)
+            problem = InputRejected("line_too_large", f"the line has {size:,} bytes (at most {MAX_LINE_BYTES:,})")
+            yield InputLine(number, None, _excerpt(data), problem)
+            continue
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            problem = InputRejected(
+                "invalid_utf8", f"not valid UTF-8 at byte {exc.start + 1} of the line; save the file as UTF-8"
+            )
+            yield InputLine(number, None, _excerpt(data), problem)
+            continue
+        if number == 1:
+            text = text.removeprefix("\ufeff")  # a byte-order mark some editors write
+        if not text.strip():
+            continue
+        raw = text.rstrip("\r\n")[:RAW_LIMIT]
+        try:
+            yield InputLine(number, parse_json_text(text), raw)
+        except InputRejected as problem:
+            yield InputLine(number, None, raw, problem)
 
 
 def read_json_list(text: str) -> Iterator[InputLine]:

@@ -43,6 +43,7 @@ from loaders.image_extra import missing_image_extra
 PIPELINE_MODULE = "olmocr.pipeline"
 PROGRESS_POLL_S = 1.0  # how often the OCR bar reads olmocr's work queue
 CPU_SERVER = "cpu"
+CPU_PAGE_CACHE = "cpu-pages"  # in the OCR workspace: the pages the CPU endpoint read (loaders/ocr_page_cache.py)
 VLLM_SERVER = "vllm"  # how results OCR'd by olmocr's own vLLM server are labelled
 
 
@@ -262,12 +263,14 @@ def collect_results(workspace: Path, pdfs: Mapping[str, Path]) -> dict[str, PdfO
 
 
 @contextmanager
-def ocr_endpoint(server: str | None) -> Iterator[str | None]:
-    """The `--server` URL for olmocr: the CPU endpoint started for the block, a given URL, or None."""
+def ocr_endpoint(server: str | None, page_cache: Path | None = None) -> Iterator[str | None]:
+    """The `--server` URL for olmocr: the CPU endpoint started for the block (keeping the pages it reads in
+    `page_cache`, so a stopped run resumes), a given URL, or None."""
     if server == CPU_SERVER:
+        from loaders.ocr_page_cache import PageCache
         from loaders.ocr_server import serve_cpu_ocr
 
-        with serve_cpu_ocr() as endpoint:
+        with serve_cpu_ocr(page_cache=PageCache(page_cache) if page_cache else None) as endpoint:
             yield endpoint.url
     elif server is None:
         yield None
@@ -325,6 +328,7 @@ def run_olmocr(
     log_dir = workspace / "logs"
     log_dir.mkdir(exist_ok=True)
     label = server if server else VLLM_SERVER
+    _release_stale_locks(workspace)
     already = done_paths(workspace)
     todo = {key: path for key, path in pdfs.items() if str(Path(path).resolve()) not in already}
     run = OcrRun(results={}, server=label)
@@ -338,7 +342,7 @@ def run_olmocr(
         args = list(extra_args) + (["--api_key", api_key] if api_key else [])
         env = {**os.environ, "NO_PROXY": _no_proxy(), "no_proxy": _no_proxy()}
         started = time.perf_counter()
-        with ocr_endpoint(server) as url:
+        with ocr_endpoint(server, workspace / CPU_PAGE_CACHE) as url:
             sent_model = request_model(url, model, api_key) if url else model
             command = pipeline_command(workspace, pdf_list, url, model=sent_model, workers=workers, extra_args=args)
             if echo:
@@ -362,6 +366,14 @@ def run_olmocr(
             continue
         result.error += " (done in an earlier run; delete the OCR workspace to try again)"
     return run
+
+
+def _release_stale_locks(workspace: Path) -> None:
+    """Drop the work-item locks a stopped run left behind. olmocr skips a locked item for 30 minutes, so the
+    next run would not resume the PDF a SIGTERM stopped; the toolkit's workspace admits one run at a time
+    (core/store.py), so no lock in its OCR workspace belongs to a live run."""
+    for lock in (workspace / "worker_locks").glob("worker_*.lock"):
+        lock.unlink(missing_ok=True)
 
 
 def _wait_with_progress(

@@ -27,6 +27,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 import threading
 import time
 import uuid
@@ -36,6 +37,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from loaders.ocr_page_cache import PageCache
 
 MODEL_NAME = "tesseract-cpu"
 MAX_CAPTURED = 1000  # requests kept for inspection (tests, benchmarks), newest last
@@ -295,13 +298,20 @@ class _Handler(BaseHTTPRequestHandler):
                 model, _prompt_text(payload), width, height, payload.get("max_tokens"), payload.get("temperature")
             )
         )
-        try:
-            with self.server.slots:
-                content = ocr_page_png(png)
-        except Exception as exc:  # the pipeline retries and then falls back; say why
-            self._send(500, {"error": {"message": f"{type(exc).__name__}: {exc}"}})
-            return
-        self.server.pages_served += 1
+        cache = self.server.page_cache
+        content = cache.get(png) if cache is not None else None
+        if content is not None:  # read by an earlier (perhaps stopped) run
+            self.server.pages_from_cache += 1
+        else:
+            try:
+                with self.server.slots:
+                    content = ocr_page_png(png)
+            except Exception as exc:  # the pipeline retries and then falls back; say why
+                self._send(500, {"error": {"message": f"{type(exc).__name__}: {exc}"}})
+                return
+            if cache is not None:
+                cache.put(png, content)
+            self.server.pages_served += 1
         completion_tokens = max(1, len(content) // 4)
         prompt_tokens = 1000
         self._send(
@@ -328,19 +338,37 @@ class OcrHTTPServer(ThreadingHTTPServer):
     request_queue_size = 256  # olmocr opens a connection per page, all at once
 
     def __init__(
-        self, host: str, port: int, workers: int, verbose: bool = False, served_model: str = MODEL_NAME
+        self,
+        host: str,
+        port: int,
+        workers: int,
+        verbose: bool = False,
+        served_model: str = MODEL_NAME,
+        page_cache: PageCache | None = None,
     ) -> None:
         super().__init__((host, port), _Handler)
         self.slots = threading.BoundedSemaphore(max(1, workers))
         self.verbose = verbose
         self.served_model = served_model
-        self.pages_served = 0
+        self.page_cache = page_cache
+        self.pages_served = 0  # pages OCR'd by Tesseract
+        self.pages_from_cache = 0  # pages answered from the page cache
+        self.clients_gone = 0  # answers the client did not wait for (olmocr stopped)
         self.requests: deque[CapturedRequest] = deque(maxlen=MAX_CAPTURED)
         self._lock = threading.Lock()
 
     def capture(self, request: CapturedRequest) -> None:
         with self._lock:
             self.requests.append(request)
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that went away before its answer (olmocr stopped, the run got SIGTERM) is no error: the
+        stdlib would print a BrokenPipeError traceback per page in flight."""
+        if isinstance(sys.exc_info()[1], ConnectionError):
+            with self._lock:
+                self.clients_gone += 1
+            return
+        super().handle_error(request, client_address)
 
     @property
     def url(self) -> str:
@@ -350,13 +378,19 @@ class OcrHTTPServer(ThreadingHTTPServer):
 
 @contextmanager
 def serve_cpu_ocr(
-    host: str = "127.0.0.1", port: int = 0, workers: int | None = None, served_model: str = MODEL_NAME
+    host: str = "127.0.0.1",
+    port: int = 0,
+    workers: int | None = None,
+    served_model: str = MODEL_NAME,
+    page_cache: PageCache | None = None,
 ) -> Iterator[OcrHTTPServer]:
     """Run the endpoint in a background thread for the duration of the block.
 
-    `served_model` is the one model name it answers to, like vLLM's `--served-model-name`."""
+    `served_model` is the one model name it answers to, like vLLM's `--served-model-name`; `page_cache` keeps
+    every page it reads, and answers a page read before (by a stopped run) without OCR."""
     require_tesseract()
-    server = OcrHTTPServer(host, port, workers or os.cpu_count() or 1, served_model=served_model)
+    cpus = workers or os.cpu_count() or 1
+    server = OcrHTTPServer(host, port, cpus, served_model=served_model, page_cache=page_cache)
     thread = threading.Thread(target=server.serve_forever, name="cpu-ocr-endpoint", daemon=True)
     thread.start()
     try:

@@ -274,6 +274,43 @@ def olmocr_pdf_outside(workspace: Path, scratch: Path) -> Outcome:
     return Outcome(code, message, None, "headers_footers/glassworkers_minutes.pdf" in source_ids(workspace, "olmocr"))
 
 
+def documents_case(hostile: Callable[[Path], None], origin: str) -> Callable[[Path, Path], Outcome]:
+    """`--source documents --input FOLDER` on a folder holding `good.txt` and what `hostile(folder)` puts
+    there: the rejection of `origin` (one of the folder's files) as stored, and whether good.txt loaded."""
+
+    def run(workspace: Path, scratch: Path) -> Outcome:
+        folder = scratch / "in"
+        folder.mkdir()
+        (folder / "good.txt").write_text("Order 17 shipped on 3 May.", encoding="utf-8")
+        hostile(folder)
+        code, _, err = cli("--source", "documents", "--workspace", workspace, "--input", folder)
+        if code != 0:
+            return Outcome(code, error_line(err))
+        from core.store import Store
+
+        with Store.open(workspace) as store:
+            items = store.source_items("documents")
+            found = [row for row in store.import_rejections("documents") if row["origin"] == f"load:{origin}"]
+        if any("PATH=" in item.context for item in items.values()):
+            return Outcome(code, "(the environment was read into the store)")
+        reason = found[0]["reasons"][0] if found else {"stage": "-", "code": "-", "message": "(no rejection)"}
+        return Outcome(code, f"[{reason['stage']}/{reason['code']}] {reason['message']}", None, "good.txt" in items)
+
+    return run
+
+
+def _environ_link(folder: Path) -> None:
+    (folder / "env.txt").symlink_to("/proc/self/environ")
+
+
+def _fifo(folder: Path) -> None:
+    os.mkfifo(folder / "pipe.txt")
+
+
+def _surrogate_row(folder: Path) -> None:
+    (folder / "rows.jsonl").write_bytes(b'{"text": "A good row."}\n{"text": "\\ud800 a lone surrogate"}\n')
+
+
 def push_over_foreign_files(workspace: Path, scratch: Path) -> Outcome:
     """`--push ./folder` again after the curator put a file of their own where the release's data goes
     (it used to be deleted without a word)."""
@@ -773,6 +810,21 @@ CASES: list[Case] = [
         olmocr_pdf_outside,
         0,
         "pdf_outside_bench] line 2",
+    ),
+    Case(
+        "documents: `env.txt -> /proc/self/environ` in --input",
+        documents_case(_environ_link, "env.txt"),
+        0,
+        "link_outside_input] file 1: env.txt is a link leading outside --input",
+    ),
+    Case(
+        "documents: a FIFO in --input", documents_case(_fifo, "pipe.txt"), 0, "special_file] file 1: pipe.txt is a FIFO"
+    ),
+    Case(
+        "documents: a JSONL row with a lone surrogate",
+        documents_case(_surrogate_row, "rows.jsonl"),
+        0,
+        "lone_surrogate] line 2: rows.jsonl: a string holds a lone",
     ),
     Case(
         "--push ./folder again after the curator added data/default/my-analysis.parquet",

@@ -25,6 +25,7 @@ from core.sources import (
     quote,
     sources,
 )
+from loaders.documents import DEFAULT_MAX_PDF_PAGES
 from loaders.ocr_options import add_ocr_arguments
 
 SAMPLE_DIR = Path(__file__).resolve().parent.parent / "samples" / "documents"
@@ -37,6 +38,7 @@ class DocumentsOptions(BaseModel):
     config: str = DEFAULT_CONFIG  # the release config (and release folder) of these documents
     text_column: str = Field(default="text", min_length=1)  # JSONL / parquet: the column holding the text
     id_column: str = Field(default="id", min_length=1)  # JSONL / parquet: the row's id, where there is one
+    max_pdf_pages: int = Field(default=DEFAULT_MAX_PDF_PAGES, ge=1)  # a longer PDF is a rejection, never OCR'd
     ocr_server: str | None = None  # "cpu", a URL, or None (olmocr starts vLLM on a GPU)
     ocr_model: str | None = None
 
@@ -105,6 +107,12 @@ class DocumentsSource(Source):
             metavar="NAME",
             help="JSONL / parquet input: the column holding a row's id, where there is one (default id)",
         )
+        group.add_argument(
+            "--max-pdf-pages",
+            type=int,
+            metavar="N",
+            help=f"a PDF with more pages is rejected before any OCR (default {DEFAULT_MAX_PDF_PAGES})",
+        )
         add_ocr_arguments(parser)
 
     def configure(self, options: BaseModel) -> None:
@@ -138,6 +146,7 @@ class DocumentsSource(Source):
             workspace=request.workspace,
             text_column=options.text_column,
             id_column=options.id_column,
+            max_pdf_pages=options.max_pdf_pages,
             # The embedded sample runs offline anywhere: OCR through the CPU endpoint unless told otherwise.
             ocr_server=options.ocr_server or ("cpu" if request.sample else None),
             ocr_model=options.ocr_model,
