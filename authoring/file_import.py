@@ -65,8 +65,14 @@ def stream_authored(
         raise ValueError(f"authored file {path} is a folder: pass the JSONL file itself")
     if not path.is_file():
         raise FileNotFoundError(f"authored file {path} does not exist")
-    result = ImportResult(origin=f"authored:{path.name}")
+    result = ImportResult(origin=f"authored:{origin_path(path)}")
     return result, _records(path, lookup, batch_size, result)
+
+
+def origin_path(path: Path) -> str:
+    """A file as an origin knows it: by its resolved path, so `alice/fix.jsonl` and `bob/fix.jsonl` are two
+    origins (one may not silently replace the other's values) and its rejections are its own."""
+    return str(path.resolve())
 
 
 def _records(path: Path, lookup: SourceLookup, batch_size: int, result: ImportResult) -> Iterator[Record]:

@@ -53,7 +53,7 @@ def path_of(label: str) -> str:
 # -- what a task carries ------------------------------------------------------------------------------
 def leaf_paths(ground_truth: Any) -> list[str]:
     """The JSON paths a curator can mark evidence for: every leaf and every empty list, in document order."""
-    from validation.evidence import walk_leaves
+    from validation.evidence_places import walk_leaves
 
     if not isinstance(ground_truth, dict):
         return []

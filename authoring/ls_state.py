@@ -226,6 +226,29 @@ def queue_feedback(store: Store, base_url: str, project_id: int, source_id: str,
     )
 
 
+def hold_for_curator(store: Store, base_url: str, project_id: int, held: Sequence[tuple[str, str, str, str]]) -> None:
+    """Tasks given a held or rejected record (source_id, record_id, question, feedback already in the task): the
+    record is the one a submission revises, and the task waits for its curator (sent back)."""
+    for source_id, record_id, question, feedback in held:
+        store.con.execute(
+            "UPDATE ls_tasks SET record_id = ?, pushed_question = ?, status = ?, feedback = ?, "
+            "feedback_pending = false, updated_at = ? WHERE base_url = ? AND project_id = ? AND source_id = ?",
+            [record_id, question, NEEDS_REVISION, feedback, utcnow(), base_url, project_id, source_id],
+        )
+
+
+def task_urls(store: Store, record_ids: Sequence[str]) -> dict[str, str]:
+    """Where each record is fixed in Label Studio: its task's URL (Label Studio's own form), the newest task where
+    a record has several."""
+    if not record_ids:
+        return {}
+    rows = store.con.execute(
+        "SELECT record_id, base_url, project_id, task_id FROM ls_tasks WHERE record_id = ANY(?) ORDER BY updated_at",
+        [list(record_ids)],
+    ).fetchall()
+    return {rid: f"{base_url}/projects/{pid}/data?task={tid}" for rid, base_url, pid, tid in rows}
+
+
 def pending_feedback(store: Store, base_url: str, project_id: int) -> list[tuple[str, int, str]]:
     """(source_id, task_id, feedback) still to be written into tasks."""
     return [

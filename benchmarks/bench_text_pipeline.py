@@ -9,6 +9,10 @@ plain loop calling `jsonschema.validate` on each record, measured in the same pr
 (build_split/ingest.py): both stream, reading and storing in one pass, so each is one stage here.
 
     python benchmarks/bench_text_pipeline.py --records 25000
+
+`--rule-costs PATH` also profiles validation and the heuristic judge (cProfile) on 2,000 stored records and writes
+each rule's CPU microseconds per record (the functions its catalogue entry names: validation/rules/) to PATH, the
+figures docs/rules.md shows (scripts/gen_rule_catalogue.py reads benchmarks/rule_costs.json).
 """
 
 from __future__ import annotations
@@ -120,6 +124,49 @@ def check_row_cpu_us(store: Store, rows: int = 2000) -> float:
     return (time.process_time() - start) / max(1, len(sample)) * 1e6
 
 
+def rule_costs(store: Store, rows: int = 2000) -> dict[str, object]:
+    """CPU microseconds per record of each rule's own functions (those no other rule names), profiled over
+    validation and the heuristic judge on stored rows; functions several rules share are the engine's."""
+    import cProfile
+    import importlib
+    import pstats
+    from collections import Counter
+
+    from core.derived import read_record
+    from judge.calibration import validated
+    from validation.rules import all_rules
+
+    sample = list(islice(store.record_pages("hotpotqa", [RecordState.ACCEPTED], 1000), rows))
+    records = [read_record(row.record, row.derived) for row in sample]
+    judge = HeuristicJudge()
+    profile = cProfile.Profile(time.process_time)  # CPU of this process: a loaded machine does not inflate it
+    profile.enable()
+    for record in records:
+        checked, report = validated(record)
+        if report.passed:
+            judge.judge(checked, report, 60)
+    profile.disable()
+    stats = pstats.Stats(profile).stats  # (file, line, name) -> (calls, primitive, tottime, cumtime, callers)
+    cumulative: dict[tuple[str, str], float] = {}
+    for (filename, _, name), (_, _, _, cumtime, _) in stats.items():
+        key = (filename, name)
+        cumulative[key] = cumulative.get(key, 0.0) + cumtime
+
+    def where(check: str) -> tuple[str, str]:
+        module, _, attribute = check.partition(":")
+        return importlib.import_module(module).__file__ or "", attribute.split(".")[-1]
+
+    rules = all_rules()
+    shared = Counter(check for rule in rules for check in set(rule.checks))
+    per_record: dict[str, float] = {}
+    for rule in rules:
+        own = [check for check in rule.checks if shared[check] == 1]
+        if own:
+            seconds = sum(cumulative.get(where(check), 0.0) for check in own)
+            per_record[rule.code] = round(seconds / max(1, len(records)) * 1e6, 1)
+    return {"records": len(records), "us_per_record": per_record}
+
+
 def timed(label: str, n: int, fn):
     start = time.perf_counter()
     result = fn()
@@ -131,6 +178,7 @@ def timed(label: str, n: int, fn):
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--records", type=int, default=100_000)
+    parser.add_argument("--rule-costs", type=Path, help="profile each rule and write its CPU cost per record here")
     args = parser.parse_args()
     n = args.records
     with tempfile.TemporaryDirectory() as tmp:
@@ -159,6 +207,10 @@ def main() -> int:
                 ),
             )
             check_cpu = check_row_cpu_us(store)
+            if args.rule_costs is not None:
+                costs = rule_costs(store) | {"command": f"bench_text_pipeline.py --records {n} --rule-costs"}
+                args.rule_costs.write_text(json.dumps(costs, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+                print(f"per-rule CPU costs written to {args.rule_costs}")
         t_baseline, _ = timed("baseline jsonschema", n, lambda: baseline_seconds(authored_path))
     print(f"\nvalidation outcome: {dict(counts)}; accepted {accepted}; release {release.status} {release.counts}")
     print(

@@ -154,6 +154,16 @@ def build_parser() -> argparse.ArgumentParser:
     work.add_argument("--judge-model", help="model of the LLM judge (default gemini-2.5-pro / gpt-4o)")
     work.add_argument("--prefilter", action="store_true", help="run the free heuristic judge before the LLM judge")
     work.add_argument(
+        "--select",
+        type=_codes,
+        metavar="CODE,...",
+        help="run only these flag rules of docs/rules.md (rejections always run)",
+    )
+    work.add_argument("--ignore", type=_codes, default=[], metavar="CODE,...", help="turn these flag rules off")
+    work.add_argument(
+        "--reject", type=_codes, default=[], metavar="CODE,...", help="make these flags reject the record"
+    )
+    work.add_argument(
         "--review",
         action=argparse.BooleanOptionalAction,
         default=None,
@@ -290,6 +300,11 @@ def given_source_options(args: argparse.Namespace) -> dict[str, object]:
     }
 
 
+def _codes(text: str) -> list[str]:
+    """A comma-separated list of rule codes."""
+    return [code.strip() for code in text.split(",") if code.strip()]
+
+
 def default_judge() -> str:
     """Gemini judges when a key is configured; otherwise the free offline judge."""
     from core.llm.gemini_backend import gemini_credentials_available
@@ -368,6 +383,9 @@ def main(argv: list[str] | None = None) -> int:
             retry_failed=args.retry_failed,
             max_consecutive_failures=args.max_consecutive_failures,
             threshold=args.threshold,
+            select=args.select,
+            ignore=args.ignore,
+            reject=args.reject,
             allow_unreviewed=args.allow_unreviewed,
             release_partial=args.release_partial,
             release=args.release,
@@ -383,7 +401,8 @@ def main(argv: list[str] | None = None) -> int:
         for error in exc.errors():
             flag = "-".join(str(p) for p in error["loc"]).replace("_", "-")
             message = str(error["msg"]).removeprefix("Value error, ")
-            where = "" if error["loc"] == ("source_options",) else f"--{flag}: "  # the message names the option
+            # The message names the option itself for the source's options and the rule set (`loc` empty).
+            where = "" if error["loc"] in (("source_options",), ()) else f"--{flag}: "
             print(f"error: {where}{visible(redact(message))}", file=sys.stderr)
         return 2
     try:
@@ -398,6 +417,18 @@ def main(argv: list[str] | None = None) -> int:
             raise
         # The stop came during a DuckDB query, which reports it as "Query interrupted": a stop, not a crash.
         return stopped_by(signum)
+
+
+def stdout_closed() -> bool:
+    """Whether the reader of stdout has gone (`--status | head -3`): the pipe then polls as an error."""
+    import select
+
+    try:
+        poller = select.poll()
+        poller.register(sys.stdout.fileno(), select.POLLERR)
+        return any(events & select.POLLERR for _, events in poller.poll(0))
+    except (OSError, ValueError, AttributeError):  # no real stdout (captured by a test)
+        return False
 
 
 def stopped_by(signum: int) -> int:
@@ -447,6 +478,10 @@ def _run_command(args: argparse.Namespace, options: RunOptions) -> int:
             raise  # a failure the stop caused (its workers got the signal too): reported as the stop
         print(f"error: {visible(redact(str(exc)))}", file=sys.stderr)
         return 2
+    except BrokenPipeError:
+        if not stdout_closed():
+            raise  # a socket or a child's pipe: a failure like any other
+        return exit_codes.ended_by_closed_stdout()
     except (WorkspaceError, duckdb.Error, OSError) as exc:
         if stop_received() is not None:
             raise

@@ -18,6 +18,9 @@
 - 7: the run finished, but the audit (`--audit N`) drew fewer records per round than asked: fewer records are
   accepted than N. The last line says how many each round holds; its intervals are wider than asked for.
 
+- 141 (128 + SIGPIPE): stdout was closed by its reader (`--status | head -3`): the run ends quietly, as
+  command-line tools do, with nothing on stderr.
+
 Malformed replies do not change the code: they are cached as failures and reported on the summary
 line; `--retry-failed` asks again.
 """
@@ -38,6 +41,20 @@ LLM_REFUSED = 4
 NETWORK = 5
 CONFLICTS_NOT_APPLIED = 6
 AUDIT_SHORT = 7
+CLOSED_STDOUT = 141  # 128 + SIGPIPE, what a shell reports for `yes | head -1`
+
+
+def ended_by_closed_stdout() -> int:
+    """Stdout's reader went away: point stdout at /dev/null (so the flush at exit cannot fail again, which
+    Python would report on stderr) and end quietly."""
+    import os
+    import sys
+
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+    return CLOSED_STDOUT
+
 
 _WHAT_HAPPENS = {
     "transient": "server error or timeout, waiting for the next run",

@@ -7,7 +7,7 @@ from collections import Counter
 from datetime import UTC, datetime
 from pathlib import Path
 
-from authoring.file_import import ImportResult, stream_authored
+from authoring.file_import import ImportResult, origin_path, stream_authored
 from build_split.options import RunOptions
 from build_split.sources import stream_source
 from core import revisions
@@ -46,7 +46,8 @@ def import_into_store(
     Source items are looked up per batch of lines, so the store's items are never all in memory."""
     result, records = stream_authored(path, lambda ids: store.source_items_by_id(source, ids))
     made = datetime.fromtimestamp(path.stat().st_mtime, UTC)
-    origin_key = f"file:{path.name}"
+    origin_key = f"file:{origin_path(path)}"  # the path, not the name: another folder's fix.jsonl is another file
+    where = str(path.resolve())  # --status and --rejections say where the file is
     counts = UpsertCounts()
     verdicts: Counter[str] = Counter()
     for chunk in batched(
@@ -55,7 +56,7 @@ def import_into_store(
         incoming = []
         for record in chunk:
             line, digest = result.line_of.pop(record.record_id, (0, ""))
-            origin = revisions.Origin(origin_key, {"line": line, "line_sha256": digest}, made)
+            origin = revisions.Origin(origin_key, {"line": line, "line_sha256": digest, "path": where}, made)
             incoming.append(revisions.Incoming(record, origin, record.provenance.annotator))
         screened = revisions.screen(store.con, incoming, overwrite=overwrite)
         counts += store.upsert_records(screened.to_apply(), RecordState.AUTHORED, "import")

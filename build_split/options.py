@@ -12,6 +12,7 @@ from core.sources import get_source, source_names, sources
 from exports.dataset_description import DatasetDescription
 from exports.versions import parse_version
 from judge.rubric import DEFAULT_THRESHOLD
+from validation.rules import RuleSet, rule_set
 
 
 class RunOptions(BaseModel):
@@ -55,6 +56,10 @@ class RunOptions(BaseModel):
     retry_failed: bool = False  # ask again for LLM replies cached as malformed (and rejected drafts)
     max_consecutive_failures: int = Field(default=DEFAULT_MAX_CONSECUTIVE_FAILURES, ge=0)  # 0: never stop
     threshold: int = Field(default=DEFAULT_THRESHOLD, ge=0, le=100)
+    # The gate's rule set (validation/rules/selection.py): codes of docs/rules.md.
+    select: list[str] | None = None  # exactly these flag/note rules run (None: the catalogue's defaults)
+    ignore: list[str] = Field(default_factory=list)
+    reject: list[str] = Field(default_factory=list)  # flags that reject instead of holding the record
     allow_unreviewed: bool = False  # write a release whose rows only the heuristic pre-filter checked
     release_partial: bool = False  # write a release while records wait on a transient LLM failure
     release: str | None = None
@@ -80,6 +85,14 @@ class RunOptions(BaseModel):
             given[key] = data.pop(key)
         data["source_options"] = given
         return data
+
+    @model_validator(mode="after")
+    def _known_rules(self) -> RunOptions:
+        self.rule_set()  # an unknown code, or a guard turned off, is refused here with its one-line reason
+        return self
+
+    def rule_set(self) -> RuleSet:
+        return rule_set(self.select, self.ignore, self.reject)
 
     @field_validator("source")
     @classmethod

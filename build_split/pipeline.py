@@ -20,6 +20,7 @@ from authoring.labelstudio.feedback import (
     bounce_validation_failures,
     write_verdicts,
 )
+from authoring.labelstudio.held import HeldTasks, push_held_records
 from authoring.labelstudio.runs import SyncResult, awaiting_line, label_studio_for_run, sync
 from authoring.source_changes import RecheckResult, recheck_changed_sources
 from build_split.exit_codes import (
@@ -30,6 +31,7 @@ from build_split.exit_codes import (
     exit_code,
     summary_line,
 )
+from build_split.fix_locations import fix_lines, fix_locations
 from build_split.ingest import import_into_store, load_into_store
 from build_split.options import RunOptions
 from build_split.sources import sample_authored
@@ -76,6 +78,7 @@ class RunSummary:
     llm_usage: list[str] = field(default_factory=list)
     label_studio: SyncResult | None = None
     bounced: int = 0
+    held_tasks: HeldTasks = field(default_factory=HeldTasks)  # tasks of held or rejected records
     reviewing: Counter[str] = field(default_factory=Counter)
     audit: AuditRun | None = None  # with --audit
     release_path: Path | None = None
@@ -202,7 +205,7 @@ def _judge(store: Store, options: RunOptions, tally: UsageTally, summary: RunSum
     name = "heuristic" if options.judge == "heuristic" else f"{options.judge}:{options.judge_model or ''}"
     summary.reconciled = reconcile_verdicts(store, options.source, name, options.threshold)
     if options.judge == "heuristic":
-        judge = HeuristicJudge()
+        judge = HeuristicJudge(options.rule_set())
         summary.judging = run_judging(store, options.source, judge, options.threshold)
         return judge.name, judge.version
     settings = llm_settings(options, options.judge, options.judge_model, DEFAULT_JUDGE_MODEL)
@@ -210,7 +213,7 @@ def _judge(store: Store, options: RunOptions, tally: UsageTally, summary: RunSum
         store, settings, stage="judge", source=options.source, tally=tally, batch=options.batch
     )
     llm_judge = LLMJudge(client)
-    prefilter = HeuristicJudge() if options.prefilter else None
+    prefilter = HeuristicJudge(options.rule_set()) if options.prefilter else None
     with _failures_of("judge", client, summary):
         try:
             summary.judging = run_llm_judging(
@@ -239,7 +242,14 @@ def publish(options: RunOptions, echo: Callable[[str], None] = print) -> object:
             f"no local release {options.release} of {options.source} in {options.workspace}: write it first "
             f"with --release {options.release}"
         )
-    return publish_release(path, options.push or "", private=options.private, dry_run=options.dry_run, echo=echo)
+    return publish_release(
+        path,
+        options.push or "",
+        private=options.private,
+        dry_run=options.dry_run,
+        echo=echo,
+        releases_root=options.workspace / "releases",
+    )
 
 
 def _waiting_on_llm(store: Store, source: str) -> int:
@@ -336,7 +346,9 @@ def run_once(
                 threshold=review.threshold(options.threshold),
                 toolkit_version=TOOLKIT_VERSION,
                 rubric_version=RUBRIC_VERSION,
-                review=review.as_manifest(options.allow_unreviewed) | ({"waiting_on_llm": waiting} if waiting else {}),
+                review=review.as_manifest(options.allow_unreviewed)
+                | {"rules": options.rule_set().describe()}
+                | ({"waiting_on_llm": waiting} if waiting else {}),
                 curation=curation_numbers(store, options.source),
                 test_size=options.test_size,
                 calibration=_calibration(options),
@@ -418,6 +430,7 @@ def _stages(
     judged = _judge(store, options, tally, summary)
     if label_studio is not None:  # flags the gate could not settle, shown to the curator above the editors
         summary.bounced += bounce_gate_flags(store, label_studio, options.source)  # type: ignore[arg-type]
+        summary.held_tasks = push_held_records(store, label_studio, options.source)  # type: ignore[arg-type]
     if options.audit:
         _audit(store, options, summary, label_studio)
     return judged
@@ -479,7 +492,8 @@ def report_run(store: Store, options: RunOptions, summary: RunSummary, echo: Cal
     if summary.label_studio is not None:
         push, pull = summary.label_studio.push, summary.label_studio.pull
         echo(
-            f"label studio: pushed {push.pushed} task(s) ({push.with_draft} with a draft), "
+            f"label studio: pushed {push.pushed + summary.held_tasks.new} task(s) ({push.with_draft} with a draft, "
+            f"{summary.held_tasks.total} of held or rejected records), "
             f"pulled {_fmt(pull.counts) or 'nothing new'}; {summary.bounced} sent back to curators, "
             f"{summary.verdicts} verdict(s) written back"
         )
@@ -522,6 +536,8 @@ def print_status(store: Store, source: str, echo: Callable[[str], None] = print)
             "resolve each flag in Label Studio ('R1 fixed' or 'R1 dismissed: why'), or edit the record's line in "
             "the authored file and import it again"
         )
+    for line in fix_lines(store, source):
+        echo(line)
     reasons = store.reason_counts(source)
     if reasons:
         echo("rejections and flags by stage and reason (records):")
@@ -563,6 +579,8 @@ def print_rejections(store: Store, source: str, echo: Callable[[str], None] = pr
         echo(
             f"{item.state} {item.record.record_id[:12]} {item.record.metadata.source_id}: {item.record.input.question}"
         )
+        for where in fix_locations(store, [item.record.record_id]).values():
+            echo(f"    fix in {where}")
         for reason in item.reasons:
             echo(f"    [{reason.stage}/{reason.code}] {reason.path} {reason.message}")
     for record_id, source_id, reasons in store.unreadable_records(source):

@@ -46,8 +46,8 @@ BUILTIN_SOURCE_MODULES: tuple[str, ...] = (
     "loaders.sources.documents",
 )
 Modality = Literal["text", "image", "audio"]
-SOURCE_NAME = re.compile(r"^[a-z][a-z0-9_]{0,63}$")  # as core.models.SourceName
-CONFIG_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")  # a Hub config name and a folder name
+SOURCE_NAME = re.compile(r"[a-z][a-z0-9_]{0,63}")  # as core.models.SourceName
+CONFIG_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")  # a Hub config name and a folder name
 
 
 @dataclass(frozen=True)
@@ -196,7 +196,7 @@ def _registry() -> dict[str, Source]:
         except Exception as exc:  # a broken plugin must not stop the built-in sources: say so and go on
             print(f"warning: source {entry.name!r} ({entry.value}) cannot be loaded: {exc}", file=sys.stderr)
             continue
-        if not isinstance(source, Source) or source.name != entry.name or not SOURCE_NAME.match(entry.name):
+        if not isinstance(source, Source) or source.name != entry.name or not SOURCE_NAME.fullmatch(entry.name):
             print(
                 f"warning: entry point {entry.name!r} = {entry.value} is not a core.sources.Source named "
                 f"{entry.name!r} (a name of lower-case letters, digits and '_'); left out",
@@ -271,7 +271,7 @@ def reload_registry() -> None:
 
 
 def check_config_name(config: str) -> str:
-    if not CONFIG_NAME.match(config):
+    if not isinstance(config, str) or not CONFIG_NAME.fullmatch(config):  # fullmatch: `$` would allow "x\n"
         raise ValueError(
             f"{config!r} is not a usable config name: letters, digits, '_', '-' and '.', starting with a letter "
             "or digit, at most 64 characters"

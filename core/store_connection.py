@@ -99,7 +99,24 @@ def store_memory_limit() -> int:
     return int(number * base ** ("KMGT".index(unit[0]) + 1))
 
 
+def keep_files_private(path: Path) -> None:
+    """The store holds every document, draft and the LLM cache: only its user may read it. DuckDB creates the
+    file, its WAL (anew after each checkpoint) and its spill folder with the process umask, so the umask of a
+    process that opens a store keeps group and others out from then on (files 0600, folders 0700); files an
+    older version left readable are tightened."""
+    current = os.umask(0o077)
+    os.umask(current | 0o077)
+    for existing, mode in ((path, 0o600), (Path(f"{path}.wal"), 0o600), (Path(f"{path}.tmp"), 0o700)):
+        try:
+            info = existing.lstat()
+            if info.st_uid == os.getuid() and info.st_mode & 0o077 and not existing.is_symlink():
+                existing.chmod(mode)
+        except OSError:  # missing, or not ours to change (opening it says what is wrong, if anything)
+            continue
+
+
 def connect(workspace: Path, path: Path, memory_limit: int) -> duckdb.DuckDBPyConnection:
+    keep_files_private(path)
     try:
         con = duckdb.connect(str(path))
     except (duckdb.Error, OSError) as exc:

@@ -60,6 +60,8 @@ DATA_PREFIX = "data"
 META_PREFIX = "meta"
 README = "README.md"
 TAGS_FILE = "tags.json"
+JOURNAL_FILE = ".sob-push-journal.json"  # a folder push in progress (hidden: not a file of the repo)
+_TEMP_NAME = re.compile(r"\..+\.[0-9a-f]{8}\.tmp")  # _atomic_write's temporary files
 REPO_TYPE = "dataset"
 CARD_FILE = "card.md"  # meta/<config>/card.md: the config's release card, from which its README section is made
 # owner/name: exactly one slash, Hub-legal characters, not starting with '.', '/' or '~'.
@@ -329,6 +331,21 @@ def _dataset_infos(old: Any) -> list[dict[str, Any]]:
     return [info for info in old or [] if isinstance(info, dict)]
 
 
+def readme_front_matter(readme: str | None, where: str) -> dict[str, Any]:
+    """The YAML front matter of a repo's README as `huggingface_hub.DatasetCard` reads it; a README whose front
+    matter does not parse is a `PublishError` naming it (`where`), in one line."""
+    import yaml
+    from huggingface_hub import DatasetCard
+
+    if not readme:
+        return {}
+    try:
+        front = DatasetCard(readme).data.to_dict()
+    except (ValueError, TypeError, AttributeError, yaml.YAMLError) as exc:
+        raise PublishError(f"{where} has front matter that does not parse ({_one_line(exc)}); fix it first") from exc
+    return front
+
+
 def build_readme(existing: str | None, releases: dict[str, ConfigRelease]) -> str:
     """The repo README for the configs' current `releases`: YAML `configs` and `dataset_info` from each
     release's card, a table of the configs, then one section per config (its release card's text).
@@ -336,12 +353,7 @@ def build_readme(existing: str | None, releases: dict[str, ConfigRelease]) -> st
     The existing README is read as a `huggingface_hub.DatasetCard`: from its `.data`, the entries of configs
     the toolkit did not publish and every key a curator added by hand are kept. Its text is the toolkit's
     and is written anew. The result is checked as the Hub and `datasets` read it."""
-    from huggingface_hub import DatasetCard
-
-    try:
-        old = DatasetCard(existing).data.to_dict() if existing else {}
-    except ValueError as exc:
-        raise PublishError(f"the repo's README.md has front matter that does not parse ({exc}); fix it first") from exc
+    old = readme_front_matter(existing, "the repo's README.md")
     order = sorted(releases, key=_config_key)
     ours = set(order)
     configs = [c for c in old.get("configs") or [] if isinstance(c, dict) and c.get("config_name") not in ours]
@@ -596,13 +608,22 @@ def _folder_files(folder: Path) -> Iterator[Path]:
 
 
 def read_folder_tags(folder: Path) -> dict[str, dict[str, Any]]:
+    path = folder / TAGS_FILE
     try:
-        data = json.loads((folder / TAGS_FILE).read_text(encoding="utf-8"))
+        data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         return {}
-    except ValueError as exc:
-        raise PublishError(f"{folder / TAGS_FILE} is not valid JSON ({exc}); fix or remove it") from exc
-    return dict(data.get("tags") or {})
+    except ValueError as exc:  # UnicodeDecodeError included
+        raise PublishError(f"{path} is not valid JSON ({_one_line(exc)}); fix or remove it") from exc
+    tags = data.get("tags") if isinstance(data, dict) else None
+    written = data.get("written", {}) if isinstance(data, dict) else None
+    tags_ok = isinstance(tags, dict) and all(isinstance(tag, dict) for tag in tags.values())
+    if not tags_ok or not isinstance(written, dict):
+        raise PublishError(
+            f"{path} is not the toolkit's tags file (an object with a `tags` object of tag objects and a `written` "
+            "object): fix or remove it"
+        )
+    return dict(tags)
 
 
 def folder_state(folder: Path) -> RepoState:
@@ -614,23 +635,38 @@ def folder_state(folder: Path) -> RepoState:
     for path in _folder_files(folder):
         rel = path.relative_to(folder).as_posix()
         files[rel] = RemoteFile(rel, path.stat().st_size, file_sha256(path), None)
-    readme = (folder / README).read_text(encoding="utf-8") if (folder / README).is_file() else None
+    try:
+        readme = (folder / README).read_text(encoding="utf-8") if (folder / README).is_file() else None
+    except UnicodeDecodeError as exc:
+        raise PublishError(f"{folder / README} is not UTF-8 text ({_one_line(exc)}); fix or remove it") from exc
+    readme_front_matter(readme, str(folder / README))
     tags: dict[str, str | None] = dict.fromkeys(read_folder_tags(folder))  # a folder has tags, not commits
     releases = repo_releases(set(files), lambda rel: (folder / rel).read_bytes())
     return RepoState(exists=True, files=files, tags=tags, readme=readme, releases=releases)
 
 
 def _atomic_write(path: Path, source: LocalFile) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
+    """Write a temporary file beside `path`, then rename it into place: a reader never sees half a file. A
+    failure names `path` (shutil names the file it copied from, which is not the one that failed)."""
     tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex[:8]}.tmp")
     try:
+        path.parent.mkdir(parents=True, exist_ok=True)
         if source.data is not None:
             tmp.write_bytes(source.data)
         else:
             shutil.copyfile(source.path, tmp)  # type: ignore[arg-type]
         os.replace(tmp, path)
+    except OSError as exc:
+        raise PublishError(
+            f"cannot write {path}: {exc.strerror or _one_line(exc)}. Files already written stay and are "
+            "recorded; free space (or fix the folder) and push again: it carries on where it stopped"
+        ) from exc
     finally:
         tmp.unlink(missing_ok=True)
+
+
+def _one_line(exc: BaseException) -> str:
+    return " ".join(str(exc).split())[:300]
 
 
 def _apply_to_folder(folder: Path, plan: PublishPlan) -> None:
@@ -692,12 +728,63 @@ def _write_folder_tags(folder: Path, plan: PublishPlan, written: dict[str, str])
     _atomic_write(folder / TAGS_FILE, LocalFile(TAGS_FILE, data=(json.dumps(doc, indent=2) + "\n").encode()))
 
 
-def _publish_folder(release: Path, manifest: dict[str, Any], target: Target, dry_run: bool, echo) -> PublishResult:
+def _check_folder_target(folder: Path, release: Path, releases_root: Path | None) -> None:
+    """A push writes only inside its folder, and never into a release (which is sealed by its manifest):
+    refuse a folder inside the workspace's releases (or holding a release's manifest.json), and symbolic
+    links anywhere in the folder (a linked folder would take the files somewhere else)."""
+    resolved = folder.resolve()
+    for protected in (releases_root, release):
+        if protected is not None and resolved.is_relative_to(protected.resolve()):
+            where = "is" if resolved == protected.resolve() else "is inside"
+            raise PublishError(
+                f"{folder} {where} {protected}, where releases live: push to a folder outside it (a push there "
+                "would change a sealed release)"
+            )
+    if (folder / "manifest.json").is_file():
+        raise PublishError(f"{folder} holds a release (manifest.json): push to another folder")
+    if not folder.is_dir():
+        return
+    links = []
+    for root, dirs, files in os.walk(folder, followlinks=False):
+        links += [Path(root, name) for name in dirs + files if Path(root, name).is_symlink()]
+    if links:
+        shown = ", ".join(str(p.relative_to(folder)) for p in sorted(links)[:5])
+        raise PublishError(
+            f"{folder} holds {len(links)} symbolic link(s) ({shown}): a push writes only real files and folders "
+            "inside its target. Nothing was changed: replace the links with real folders, or push to another folder"
+        )
+
+
+def _recover_journal(folder: Path, state: RepoState, written: dict[str, str]) -> dict[str, str]:
+    """After a push that was killed: the files its journal lists, found with the content it wrote, are the
+    toolkit's (a later push may replace them); its half-written temporary files are removed."""
+    try:
+        journal = json.loads((folder / JOURNAL_FILE).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return written
+    except ValueError:  # killed while writing the journal itself (written by rename: cannot happen, but safe)
+        journal = {}
+    planned = journal.get("written") if isinstance(journal, dict) else None
+    recovered = dict(written)
+    for path, sha256 in (planned if isinstance(planned, dict) else {}).items():
+        on_disk = state.files.get(str(path))
+        if on_disk is not None and on_disk.sha256 == sha256:
+            recovered[str(path)] = str(sha256)
+    for leftover in folder.rglob(".*.tmp"):
+        if _TEMP_NAME.fullmatch(leftover.name) and leftover.is_file() and not leftover.is_symlink():
+            leftover.unlink()
+    return recovered
+
+
+def _publish_folder(
+    release: Path, manifest: dict[str, Any], target: Target, dry_run: bool, echo, releases_root: Path | None
+) -> PublishResult:
     folder = target.folder
     assert folder is not None
+    _check_folder_target(folder, release, releases_root)
     state = folder_state(folder)
     plan = plan_publish(release, manifest, state, target)
-    written = read_written(folder)
+    written = _recover_journal(folder, state, read_written(folder))
     foreign = _not_ours(plan, state, written)
     if foreign:
         raise PublishError(
@@ -710,8 +797,14 @@ def _publish_folder(release: Path, manifest: dict[str, Any], target: Target, dry
         echo("dry run: would " + plan.describe())
         return PublishResult(**base, status="dry-run", commit=None, unchanged=len(plan.unchanged))
     if plan.changes or plan.create_repo:
+        folder.mkdir(parents=True, exist_ok=True)
+        # The journal first: a push killed midway is recognised by the next one, which carries on.
+        planned = {**written, **{f.path_in_repo: f.sha256 for f in plan.adds}}
+        journal = {"about": "a push in progress: the files it writes (removed when it ends)", "written": planned}
+        _atomic_write(folder / JOURNAL_FILE, LocalFile(JOURNAL_FILE, data=json.dumps(journal, indent=2).encode()))
         _apply_to_folder(folder, plan)
     _write_folder_tags(folder, plan, written)
+    (folder / JOURNAL_FILE).unlink(missing_ok=True)
     return _finished(plan, base, None, echo)
 
 
@@ -924,10 +1017,12 @@ def publish_release(
     token: str | None = None,
     endpoint: str | None = None,
     echo: Callable[[str], None] = print,
+    releases_root: Path | None = None,
 ) -> PublishResult:
     """Publish the local release folder `release` to `target` (a Hub repo id, a folder, or a `Target`).
 
-    The release is checked against its manifest first (it must be unmodified)."""
+    The release is checked against its manifest first (it must be unmodified). A folder target may not lie
+    inside `releases_root` (the workspace's releases)."""
     release = Path(release)
     try:
         manifest = verify_release(release)
@@ -941,7 +1036,7 @@ def publish_release(
         raise PublishError(f"{release}: config {manifest.get('config')!r} in manifest.json: {exc}") from exc
     parsed = target if isinstance(target, Target) else parse_target(target)
     if parsed.kind == "folder":
-        return _publish_folder(release, manifest, parsed, dry_run, echo)
+        return _publish_folder(release, manifest, parsed, dry_run, echo, releases_root)
     return _publish_hub(
         release,
         manifest,

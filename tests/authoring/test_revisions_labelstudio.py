@@ -101,7 +101,7 @@ def test_a_label_studio_fix_is_never_undone_by_an_older_file(
     assert (
         current.startswith("    current:  rev 2 by ") and f"task {task.task_id} annotation {annotation.id}" in current
     )
-    assert "incoming: rev 3 by bob from file other.jsonl line 1" in listed
+    assert f"incoming: rev 3 by bob from file {other.resolve()} line 1" in listed
     assert '/ground_truth/observatory/town: "Elsford Hill" -> "Oslo"' in listed
 
     # Settled in Label Studio: the curator submits again (updated after the conflict), and it is applied.

@@ -95,11 +95,15 @@ def test_rejections_and_status_say_why(tmp_path: Path, capsys: pytest.CaptureFix
     assert "[gate/ungrounded_value] $.maker R1: 'Carl Zeiss Jena'" in out and "line 11" in out
     held = out[out.index("needs_review e6b") :].splitlines()
     assert "sob-sample-0007" in held[0]
-    assert held[1].startswith("    [gate/seed_answer_mismatch] $ R1: ") and "seed answer 'Hollin Canal'" in held[1]
+    # Where to fix it: without Label Studio, the authored file with its path and line.
+    sample = Path(__file__).resolve().parents[2] / "loaders" / "samples" / "hotpotqa" / "authored.jsonl"
+    assert held[1] == f"    fix in {sample} line 10"
+    assert held[2].startswith("    [gate/seed_answer_mismatch] $ R1: ") and "seed answer 'Hollin Canal'" in held[2]
     assert run_cli("--source", "hotpotqa", "--workspace", ws, "--status") == 0
     status = capsys.readouterr().out
     assert "accepted 6, needs_review 2" in status and "2 record(s) wait in needs_review" in status
     assert "gate       seed_answer_mismatch             1" in status
+    assert f"  e6b00830222c fix in {sample} line 10" in status.splitlines()
 
 
 def write_authored(path: Path, items: list[dict]) -> None:

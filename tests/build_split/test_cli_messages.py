@@ -44,3 +44,28 @@ def test_status_on_a_folder_without_a_store_is_an_error_and_creates_nothing(tmp_
     typo.mkdir()
     assert main(["--source", "ami", "--workspace", str(typo), "--status"]) == 2
     assert list(typo.iterdir()) == []
+
+
+def test_a_reader_that_closes_stdout_ends_the_command_quietly(tmp_path: Path) -> None:
+    """Issue 35: `--status | head -3` ended with "error: cannot use a file: Broken pipe". The pipe's read end is
+    closed before the command writes anything, so its first write meets a closed stdout (as `head` leaves it)."""
+    import os
+    import subprocess
+    import sys
+
+    repo = Path(__file__).resolve().parents[2]
+    ws = tmp_path / "ws"
+    assert main(["--source", "hotpotqa", "--sample", "--workspace", str(ws)]) == 0
+    env = {**os.environ, "PYTHONPATH": str(repo)}
+    for command in ("--status", "--rejections"):
+        child = subprocess.Popen(
+            [sys.executable, "-m", "build_split", "--source", "hotpotqa", "--workspace", str(ws), command],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd=repo,
+            env=env,
+        )
+        assert child.stdout is not None and child.stderr is not None
+        child.stdout.close()  # the reader is gone before the first line
+        err = child.stderr.read().decode()
+        assert (child.wait(timeout=300), err) == (141, ""), command

@@ -81,8 +81,9 @@ def test_a_second_file_with_another_answer_is_a_conflict_listed_and_not_applied(
     assert run(ws, "--rejections") == 0
     listed = capsys.readouterr().out
     conflict = listed[listed.index("conflict ") :]
-    assert "current:  rev 1 by curator-a from file authored.jsonl line 1" in conflict
-    assert "incoming: rev 2 by bob from file other.jsonl line 1" in conflict and "not applied" in conflict
+    sample = sample_authored("hotpotqa").resolve()
+    assert f"current:  rev 1 by curator-a from file {sample} line 1" in conflict
+    assert f"incoming: rev 2 by bob from file {other.resolve()} line 1" in conflict and "not applied" in conflict
     assert '/ground_truth/observatory/town: "Elsford" -> "Oslo"' in conflict
 
     # The same conflicting file again: still one conflict, not two.
@@ -126,6 +127,23 @@ def test_the_same_file_edited_replaces_its_own_earlier_line(
     assert stored_town(ws) == "Elsford Vale"
 
 
+def test_two_files_of_the_same_name_in_two_folders_are_two_origins(
+    ws: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 35: Bob's `fix.jsonl` used to replace Alice's value without a word (an origin was the file's name)."""
+    (tmp_path / "alice").mkdir()
+    (tmp_path / "bob").mkdir()
+    alice = write_line(tmp_path / "alice" / "fix.jsonl", answer_with("Elsford Hill", "alice"))
+    bob = write_line(tmp_path / "bob" / "fix.jsonl", answer_with("Oslo", "bob"))
+    assert run(ws, "--authored", str(alice), "--overwrite") == 0
+    capsys.readouterr()
+    assert run(ws, "--authored", str(bob)) == 0
+    assert "conflicts (not applied) 1" in capsys.readouterr().out
+    assert stored_town(ws) == "Elsford Hill"  # Alice's value stands until someone settles the conflict
+    assert run(ws, "--rejections") == 0
+    assert str(bob.resolve()) in capsys.readouterr().out  # the conflict names Bob's file by its path
+
+
 def test_history_prints_every_revision_with_what_changed(
     ws: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -138,10 +156,12 @@ def test_history_prints_every_revision_with_what_changed(
     assert run(ws, "--history", record_id[:10]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].startswith(f"{record_id} {SOURCE_ID}: Which university did the director")
-    assert lines[1].startswith("rev 1 (applied) by curator-a from file authored.jsonl line 1 (sha256 ")
+    sample = sample_authored("hotpotqa").resolve()
+    assert lines[1].startswith(f"rev 1 (applied) by curator-a from file {sample} line 1 (sha256 ")
     assert lines[2] == "    created"
-    assert lines[3].startswith("rev 2 (conflict, settled) by bob from file other.jsonl line 1")
-    assert lines[5].startswith("rev 3 (applied) by bob from file other.jsonl line 1") and "with --overwrite" in lines[5]
+    assert lines[3].startswith(f"rev 2 (conflict, settled) by bob from file {other.resolve()} line 1")
+    assert lines[5].startswith(f"rev 3 (applied) by bob from file {other.resolve()} line 1")
+    assert "with --overwrite" in lines[5]
     assert lines[6] == '    /ground_truth/observatory/town: "Elsford" -> "Oslo"'
 
 

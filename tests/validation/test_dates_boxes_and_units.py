@@ -8,10 +8,13 @@ tests (made-up contexts)."""
 
 from __future__ import annotations
 
-from judge.heuristic import _answer_match, near_miss
+from judge.heuristic_answers import _answer_match
+from judge.heuristic_slips import near_miss
 from tests.validation.test_reading_families import check, failures, issues
-from validation.evidence import derive
-from validation.readings import conversion_supports, field_hint, quantity_mentions
+from validation.evidence_given import derive
+from validation.readings import conversion_supports
+from validation.readings.fields import field_hint
+from validation.readings.units import quantity_mentions
 
 # ---- derived values ----------------------------------------------------------------------------------------
 

@@ -8,10 +8,13 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from judge.heuristic import _date_slip
+from judge.heuristic_slips import _date_slip
 from tests.validation.test_reading_families import check, failures, issues
 from validation.date_mentions import date_mentions, iso_date_places, year_of_words, years_written
-from validation.readings import clock_mentions, field_hint, number_mentions, number_places
+from validation.readings import number_places
+from validation.readings.clock import clock_mentions
+from validation.readings.fields import field_hint
+from validation.readings.numbers import number_mentions
 
 # ---- dates ----------------------------------------------------------------------------------------------------
 

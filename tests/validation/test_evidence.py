@@ -11,7 +11,8 @@ import pytest
 from authoring.file_import import import_authored
 from core.evidence import Evidence, parse_evidence, parse_evidence_map
 from core.models import Record, SourceItem
-from validation.evidence import check_evidence, derive
+from validation.evidence import check_evidence
+from validation.evidence_given import derive
 from validation.normalise import matches_normalised, number_readings, words_to_number
 from validation.pipeline import check_record
 

@@ -8,7 +8,7 @@ from decimal import Decimal
 
 import pytest
 
-from validation import evidence
+from validation import evidence_places as evidence
 
 # Characters chosen to hit the edge cases: case, word boundaries ("_" is a word character), runs of
 # whitespace of several kinds, digit groups, signs, and non-ASCII letters and digits (the regex path).

@@ -241,7 +241,7 @@ MM = {
 
 
 def test_a_quantity_in_words_is_converted_to_the_fields_unit() -> None:
-    from validation.readings import quantity_mentions
+    from validation.readings.units import quantity_mentions
 
     assert [(m, u) for _, _, m, u in quantity_mentions("ABOUT A CENTIMETRE")] == [(1, "centimeter")]
     result = check({"button_mm": 10, "height_mm": 20, "speaker": "FEE005"}, REMOTE, schema=MM)

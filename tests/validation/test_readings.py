@@ -6,14 +6,9 @@ from decimal import Decimal
 
 import pytest
 
-from validation.readings import (
-    clock_value,
-    conversion_supports,
-    field_hint,
-    number_places,
-    quote_supports,
-    string_places,
-)
+from validation.readings import conversion_supports, number_places, quote_supports, string_places
+from validation.readings.clock import clock_value
+from validation.readings.fields import field_hint
 
 
 @pytest.mark.parametrize(

@@ -6,7 +6,8 @@ named by its full name, and "instead of"."""
 from __future__ import annotations
 
 from tests.validation.test_reading_families import check, failures, issues
-from validation.readings import compound_durations, conversion_supports, quantity_mentions
+from validation.readings import conversion_supports
+from validation.readings.units import compound_durations, quantity_mentions
 
 # ---- numbers and quantities -----------------------------------------------------------------------------------
 

@@ -1,0 +1,5 @@
+import sys
+
+from scoring.leaderboard.cli import main
+
+sys.exit(main())

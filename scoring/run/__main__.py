@@ -1,0 +1,5 @@
+import sys
+
+from scoring.run.cli import main
+
+sys.exit(main())
