@@ -137,7 +137,7 @@ def test_two_files_of_the_same_name_in_two_folders_are_two_origins(
     bob = write_line(tmp_path / "bob" / "fix.jsonl", answer_with("Oslo", "bob"))
     assert run(ws, "--authored", str(alice), "--overwrite") == 0
     capsys.readouterr()
-    assert run(ws, "--authored", str(bob)) == 0
+    assert run(ws, "--authored", str(bob)) == exit_codes.CONFLICTS_NOT_APPLIED
     assert "conflicts (not applied) 1" in capsys.readouterr().out
     assert stored_town(ws) == "Elsford Hill"  # Alice's value stands until someone settles the conflict
     assert run(ws, "--rejections") == 0
