@@ -61,6 +61,12 @@ class AuditRun:
     sent_back: int = 0
     problems: list[str] = field(default_factory=list)
     summary: dict[str, Any] | None = None
+    asked: int = 0  # records asked per round (--audit N)
+    smallest_round: int = 0  # records in the audit's smallest round: fewer than asked when too few were accepted
+
+    @property
+    def short(self) -> bool:
+        return self.smallest_round < self.asked
 
     def lines(self) -> list[str]:
         head = (
@@ -68,6 +74,15 @@ class AuditRun:
             f"{self.verdicts_pulled} verdict(s) pulled, {self.sent_back} record(s) sent back to curators"
         )
         lines = [head, *(f"  problem: {p}" for p in self.problems)]
+        if self.short:
+            lines.append(
+                f"  short: each round holds {self.smallest_round} record(s), not the {self.asked} asked: only that "
+                "many records are accepted"
+            )
+        lines.append(
+            "  review the tasks in that project (Label Studio); a later run with the same --audit, --rounds and "
+            "--seed pulls the verdicts"
+        )
         if self.summary is not None:
             lines += [f"  {line}" for line in summary_lines(self.summary)]
         return lines
@@ -75,9 +90,13 @@ class AuditRun:
 
 def run_audit(store: Store, session: LabelStudioSession, source: str, *, size: int, rounds: int, seed: int) -> AuditRun:
     """Draw (first run), push, pull verdicts, send wrong records back, and summarise."""
-    run = AuditRun(audit_id(source, size, rounds, seed))
+    run = AuditRun(audit_id(source, size, rounds, seed), asked=size)
     if not _drawn(store, run.audit_id):
         run.drawn = _draw(store, source, run.audit_id, size, rounds, seed)
+    run.smallest_round = store.con.execute(
+        "SELECT coalesce(min(n), 0) FROM (SELECT count(*) AS n FROM audit_tasks WHERE audit_id = ? GROUP BY round)",
+        [run.audit_id],
+    ).fetchone()[0]
     project = ensure_project(
         store,
         session,

@@ -16,6 +16,8 @@ from build_split import exit_codes
 from build_split.errors import explain_failure
 from build_split.options import RunOptions
 from build_split.pipeline import UsageError, print_diff, print_history, print_rejections, print_status, run
+from build_split.project import PROJECT_FILENAME, ProjectError
+from build_split.project_args import with_project
 from core.llm.failures import DEFAULT_MAX_CONSECUTIVE_FAILURES
 from core.llm.types import LLMError
 from core.parallel import WorkerFailed
@@ -24,6 +26,7 @@ from core.redaction import redact, register_secret
 from core.sources import ENTRY_POINT_GROUP, source_names, sources
 from core.stop_signals import Terminated, stop_on_signals, stop_received
 from core.store import STORE_FILENAME, Store, WorkspaceBusyError, WorkspaceError
+from core.version import TOOLKIT_VERSION
 from exports.hub import TARGET_HELP, HubUnavailableError, PublishError
 from exports.release import ReleaseError
 from judge.rubric import DEFAULT_THRESHOLD
@@ -44,6 +47,9 @@ EXAMPLES = """examples:
   HF_TOKEN=... python -m build_split --source hotpotqa --release 0.2.0 --allow-unreviewed \
       --push owner/sob-structured --dry-run
   python -m build_split --source hotpotqa --diff 0.1.0 0.2.0
+  python -m build_split --version
+  python -m build_split init --title "Invoices in JSON" --license cc-by-4.0 --source documents --sample
+  python -m build_split --release 0.1.0 --allow-unreviewed
 """
 
 
@@ -56,15 +62,24 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {TOOLKIT_VERSION}")
     parser.add_argument(
-        "--source",
-        required=True,
-        choices=source_names(),
-        help="which source to build (the built-in ones, and any a package registers under the entry-point group "
-        f"{ENTRY_POINT_GROUP})",
+        "--project",
+        type=Path,
+        metavar="FILE",
+        help=f"the project file (default: {PROJECT_FILENAME} in this folder or the nearest parent that has one; "
+        "`python -m build_split init` writes one); a flag given here overrides what it says",
     )
     parser.add_argument(
-        "--workspace", type=Path, default=Path("workspace"), help="workspace folder (default ./workspace)"
+        "--source",
+        choices=source_names(),
+        help="which source to build (the built-in ones, and any a package registers under the entry-point group "
+        f"{ENTRY_POINT_GROUP}); may be left out when the project file names it",
+    )
+    parser.add_argument(
+        "--workspace",
+        type=Path,
+        help="workspace folder (default: the project file's, else ./workspace)",
     )
     inputs = parser.add_argument_group("source items")
     inputs.add_argument("--sample", action="store_true", help="use the embedded sample and its authored records")
@@ -190,7 +205,9 @@ def build_parser() -> argparse.ArgumentParser:
         type=int,
         metavar="N",
         help="draw --rounds seeded samples of N accepted records into a Label Studio review project; later runs "
-        "pull the verdicts, report the error rate with Wilson 95%% intervals and send wrong records back",
+        "pull the verdicts, report the error rate with Wilson 95%% intervals and send wrong records back; with "
+        "--start-label-studio the server stays up for the reviewers until Ctrl-C. Fewer accepted records than N: "
+        "each round holds them all, and the run exits 7",
     )
     audit.add_argument("--rounds", type=int, default=5, help="audit rounds (samples of N), default 5 as SOB")
     llm = parser.add_argument_group("LLM drafts and calls")
@@ -225,8 +242,8 @@ def build_parser() -> argparse.ArgumentParser:
     work.add_argument(
         "--threshold",
         type=int,
-        default=DEFAULT_THRESHOLD,
-        help=f"reject a record scoring below this on any dimension (default {DEFAULT_THRESHOLD})",
+        help=f"reject a record scoring below this on any dimension (default: the project file's, else "
+        f"{DEFAULT_THRESHOLD})",
     )
     work.add_argument(
         "--allow-unreviewed",
@@ -337,7 +354,12 @@ def _announced_default_judge() -> str:
 
 def main(argv: list[str] | None = None) -> int:
     """Exit codes: build_split/exit_codes.py (0 done, 2 usage or input error, 3 LLM server failures, 4 key refused,
-    5 network failure)."""
+    5 network failure, 6 conflicts left unapplied, 7 an audit drew fewer records than asked)."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["init"]:
+        from build_split.init_command import init_main
+
+        return init_main(argv[1:])
     args = build_parser().parse_args(argv)
     set_output(quiet=args.quiet, verbose=args.verbose)
     register_secret(args.label_studio_api_key)  # masked in everything stored or printed
@@ -348,9 +370,14 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
     try:
+        project = with_project(args)
+    except ProjectError as exc:
+        print(f"error: {visible(redact(str(exc)))}", file=sys.stderr)
+        return exit_codes.USAGE
+    try:
         options = RunOptions(
             source=args.source,
-            source_options=given_source_options(args),
+            source_options=given_source_options(args) | project.source_options,
             workspace=args.workspace,
             sample=args.sample,
             input=args.input,
@@ -406,6 +433,7 @@ def main(argv: list[str] | None = None) -> int:
             push=args.push,
             private=args.private,
             dry_run=args.dry_run,
+            description=project.description,
         )
     except ValidationError as exc:
         for error in exc.errors():

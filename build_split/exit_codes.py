@@ -12,6 +12,11 @@
 - 5: the network failed: the Hugging Face Hub could not be reached (DNS, refused connection, timeout) or
   answered with a transient error (HTTP 408/429/5xx). Nothing is lost: the local release stays, and
   publishing again commits only what is missing.
+- 6: the run finished, but an import left conflicts unapplied: incoming versions that conflict with a record's
+  current revision from another origin are kept, not applied. The last line says how many; `--rejections` lists
+  them, `--overwrite` applies them.
+- 7: the run finished, but the audit (`--audit N`) drew fewer records per round than asked: fewer records are
+  accepted than N. The last line says how many each round holds; its intervals are wider than asked for.
 
 - 141 (128 + SIGPIPE): stdout was closed by its reader (`--status | head -3`): the run ends quietly, as
   command-line tools do, with nothing on stderr.
@@ -34,6 +39,8 @@ USAGE = 2
 LLM_UNAVAILABLE = 3
 LLM_REFUSED = 4
 NETWORK = 5
+CONFLICTS_NOT_APPLIED = 6
+AUDIT_SHORT = 7
 CLOSED_STDOUT = 141  # 128 + SIGPIPE, what a shell reports for `yes | head -1`
 
 

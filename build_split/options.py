@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationIn
 
 from core.llm.failures import DEFAULT_MAX_CONSECUTIVE_FAILURES
 from core.sources import get_source, source_names, sources
+from exports.dataset_description import DatasetDescription
 from exports.versions import parse_version
 from judge.rubric import DEFAULT_THRESHOLD
 from validation.rules import RuleSet, rule_set
@@ -72,6 +73,7 @@ class RunOptions(BaseModel):
     push: str | None = None  # a Hub repo id (owner/name) or a local folder: see exports.hub.parse_target
     private: bool = False
     dry_run: bool = False
+    description: DatasetDescription | None = None  # the project file's title, licence, citation (the card's)
     status_only: bool = False
     list_rejections: bool = False
 
@@ -132,6 +134,12 @@ class RunOptions(BaseModel):
             ) from None
         source.configure(options)
         return options
+
+    @model_validator(mode="after")
+    def _kept_apart(self) -> RunOptions:
+        """A config with its own items and records (`documents@invoices`): every stage keys on it."""
+        self.source = get_source(self.source).partition(self.source_options)
+        return self
 
     @field_validator("input")
     @classmethod

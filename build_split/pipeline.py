@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from authoring.drafts import load_drafts, run_drafting
 from authoring.labelstudio.feedback import (
@@ -22,7 +23,14 @@ from authoring.labelstudio.feedback import (
 from authoring.labelstudio.held import HeldTasks, push_held_records
 from authoring.labelstudio.runs import SyncResult, awaiting_line, label_studio_for_run, sync
 from authoring.source_changes import RecheckResult, recheck_changed_sources
-from build_split.exit_codes import StageFailures, exit_code, summary_line
+from build_split.exit_codes import (
+    AUDIT_SHORT,
+    CONFLICTS_NOT_APPLIED,
+    OK,
+    StageFailures,
+    exit_code,
+    summary_line,
+)
 from build_split.fix_locations import fix_lines, fix_locations
 from build_split.ingest import import_into_store, load_into_store
 from build_split.options import RunOptions
@@ -47,6 +55,11 @@ from judge.stage import reconcile_verdicts, run_judging
 from validation.characters import visible
 from validation.stage import run_validation
 
+if TYPE_CHECKING:
+    from authoring.audit import AuditRun
+
+CONFLICTS_KEY = "conflicts (not applied)"
+
 
 class UsageError(RuntimeError):
     """A mistake the curator can fix; the message says how."""
@@ -67,7 +80,7 @@ class RunSummary:
     bounced: int = 0
     held_tasks: HeldTasks = field(default_factory=HeldTasks)  # tasks of held or rejected records
     reviewing: Counter[str] = field(default_factory=Counter)
-    audit: object | None = None  # authoring.audit.AuditRun, with --audit
+    audit: AuditRun | None = None  # with --audit
     release_path: Path | None = None
     release_status: str | None = None
     published: object | None = None  # exports.hub.PublishResult, with --push
@@ -78,10 +91,29 @@ class RunSummary:
 
     @property
     def exit_code(self) -> int:
-        return exit_code(self.llm_failures)
+        code = exit_code(self.llm_failures)
+        if code != OK:
+            return code
+        if self.imported.get(CONFLICTS_KEY):
+            return CONFLICTS_NOT_APPLIED
+        if self.audit is not None and self.audit.short:
+            return AUDIT_SHORT
+        return OK
 
     def failure_lines(self) -> list[str]:
-        return [summary_line(f) for f in self.llm_failures if f.failed]
+        lines = [summary_line(f) for f in self.llm_failures if f.failed]
+        if conflicts := self.imported.get(CONFLICTS_KEY):
+            lines.append(
+                f"{conflicts} incoming version(s) conflict with a record's current revision and were not applied: "
+                "--rejections lists them; --overwrite applies them"
+            )
+        if self.audit is not None and self.audit.short:
+            lines.append(
+                f"the audit asked for {self.audit.asked} record(s) per round but each round holds only "
+                f"{self.audit.smallest_round} (only that many records are accepted): its error rate has wider "
+                "intervals than asked for; audit again once more records are accepted"
+            )
+        return lines
 
 
 def _load(store: Store, options: RunOptions, summary: RunSummary) -> None:
@@ -120,7 +152,7 @@ def _import(store: Store, options: RunOptions, path: Path, summary: RunSummary) 
         "changed": counts.changed,
         "unchanged": counts.unchanged + verdicts["unchanged"],
         "not re-applied (changed since)": verdicts["stale"],
-        "conflicts (not applied)": verdicts["conflict"],
+        CONFLICTS_KEY: verdicts["conflict"],
     }
     summary.import_rejections = len(result.rejections)
 
@@ -243,7 +275,8 @@ def run(options: RunOptions, echo: Callable[[str], None] = print) -> RunSummary:
         api_key=options.label_studio_api_key,
         start=options.start_label_studio,
         port=options.label_studio_port,
-        keep_running=options.keep_label_studio,
+        # an audit's reviewers work in the started server: it stays up for them until Ctrl-C
+        keep_running=options.keep_label_studio or (options.audit is not None and options.start_label_studio),
         echo=echo,
         overlap=options.overlap,
         blind_second=options.blind_second,
@@ -323,6 +356,7 @@ def run_once(
                 test_size=options.test_size,
                 calibration=_calibration(options),
                 page_images=options.with_page_images,
+                description=options.description,
             )
             summary.release_path = result.path
             summary.release_status = result.status
@@ -483,7 +517,7 @@ def report_run(store: Store, options: RunOptions, summary: RunSummary, echo: Cal
     if summary.reconciled:
         echo(f"re-judged:  {_fmt(summary.reconciled)}")
     if summary.audit is not None:
-        for line in summary.audit.lines():  # type: ignore[attr-defined]
+        for line in summary.audit.lines():
             echo(line)
     for line in summary.llm_usage:
         echo(line)

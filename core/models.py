@@ -17,12 +17,13 @@ from core.review import ReviewInfo
 
 def _registered_source(name: str) -> str:
     """A source the registry knows (core/sources.py: the built-ins and those other packages add)."""
-    from core.sources import source_names  # the registry imports this module: asked at validation time
+    from core.sources import is_source, source_names  # the registry imports this module: asked at validation time
 
-    known = source_names()
-    if name not in known:
+    if not is_source(name):
         raise PydanticCustomError(
-            "literal_error", "Input should be a registered source: {expected}", {"expected": ", ".join(known)}
+            "literal_error",
+            "Input should be a registered source: {expected}",
+            {"expected": ", ".join(source_names())},
         )
     return name
 

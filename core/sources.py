@@ -171,6 +171,16 @@ class Source(ABC):
     def has_split(self, name: str) -> bool:
         return any(split == name for split, _ in self.splits)
 
+    # -- configs kept apart -------------------------------------------------------------------------
+    def partition(self, options: BaseModel) -> str:
+        """The name the run's items and records are kept under: the source's own, or `NAME@CONFIG` for a source
+        whose option names the release config (its items and records then never mix with another config's)."""
+        return self.name
+
+    def for_config(self, config: str) -> Source:
+        """This source kept apart under release config `config` (`get_source("NAME@CONFIG")`)."""
+        raise ValueError(f"--source {self.name} has no configs of its own: its release config is {self.release_config}")
+
 
 @cache
 def _registry() -> dict[str, Source]:
@@ -202,11 +212,36 @@ def source_names() -> tuple[str, ...]:
     return tuple(_registry())
 
 
+CONFIG_SEPARATOR = "@"  # `documents@invoices`: the documents of release config `invoices`, kept apart
+_config_sources: dict[str, Source] = {}
+
+
 def get_source(name: str) -> Source:
+    """A registered source by name, or `NAME@CONFIG`: that source kept apart under release config CONFIG."""
+    base, separator, config = name.partition(CONFIG_SEPARATOR)
     try:
-        return _registry()[name]
+        source = _registry()[base]
     except KeyError:
         raise ValueError(f"unknown source {name!r}; known: {', '.join(source_names())}") from None
+    if not separator:
+        return source
+    if name not in _config_sources:  # the same object every time: a worker process builds its own the same way
+        _config_sources[name] = source.for_config(check_config_name(config))
+    return _config_sources[name]
+
+
+def source_family(name: str) -> str:
+    """The registered source of a name (`documents` of `documents@invoices`): what a release's manifest names."""
+    return name.partition(CONFIG_SEPARATOR)[0]
+
+
+def is_source(name: str) -> bool:
+    """A name `get_source` answers (a registered source, or one of its configs)."""
+    try:
+        get_source(name)
+    except ValueError:
+        return False
+    return True
 
 
 def sources() -> tuple[Source, ...]:
@@ -215,7 +250,8 @@ def sources() -> tuple[Source, ...]:
 
 def source_for_config(config: str) -> Source | None:
     """The source whose records a release config holds (None for a config no source has)."""
-    return next((s for s in sources() if s.release_config == config), None)
+    kept_apart = tuple(_config_sources.values())
+    return next((s for s in (*kept_apart, *sources()) if s.release_config == config), None)
 
 
 def release_config_of(source: str) -> str:
@@ -231,6 +267,7 @@ def source_order(name: str) -> tuple[int, str]:
 def reload_registry() -> None:
     """Forget the registry (tests that install a source package, or change `sys.path`, then ask again)."""
     _registry.cache_clear()
+    _config_sources.clear()
 
 
 def check_config_name(config: str) -> str:

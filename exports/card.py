@@ -3,6 +3,7 @@ whose Markdown text is rendered from data_cards/*.md.j2."""
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator, Mapping
 from importlib import resources
@@ -10,10 +11,11 @@ from typing import Any
 
 import jinja2
 
-from core.sources import SourceCard, get_source, source_names
+from core.sources import SourceCard, get_source, is_source, source_names
 from exports import page_images as page_images_mod
 from exports.changelog import CARD_ID_LIMIT, CHANGE_KINDS
 from exports.columns import arrow_schema
+from exports.dataset_description import DatasetDescription, curator_section
 from exports.features import features_yaml
 from exports.plots import PLOT_FILES
 from validation.characters import visible
@@ -23,7 +25,7 @@ class _SourceCards(Mapping[str, SourceCard]):
     """Source name -> what its card says (licence, naming, attribution), as each source declares it."""
 
     def __getitem__(self, source: str) -> SourceCard:
-        if source not in source_names():
+        if not is_source(source):
             raise KeyError(source)
         return get_source(source).card
 
@@ -91,8 +93,10 @@ def front_matter(
     counts: dict[str, int],
     data_files: dict[str, dict[str, Any]] | None = None,
     page_images: bool = False,
+    description: DatasetDescription | None = None,
 ) -> dict[str, Any]:
-    """Hub metadata. Empty splits are left out of `configs`: `datasets` cannot load a split with no
+    """Hub metadata (the project's title, licence and languages where it has a `description`). Empty splits are
+    left out of `configs`: `datasets` cannot load a split with no
     rows, and one such split makes the whole config unloadable (huggingface/datasets#8401).
 
     With `data_files` (the manifest's: name -> split, rows, bytes, num_bytes, sha256), each split names its
@@ -116,6 +120,8 @@ def front_matter(
         "size_categories": [size_category(sum(counts.values()))],
         "configs": [entry],
     }
+    if description is not None:
+        meta |= description.front_matter()
     if data_files is not None:
         meta["dataset_info"] = dataset_info(source, config, listed, data_files, page_images)
     return meta
@@ -188,6 +194,12 @@ def _code(value: Any) -> str:
     return f"{fence}{pad}{text}{pad}{fence}"
 
 
+def _fenced(text: str, language: str = "") -> str:
+    """A code block that nothing in `text` can close (its fence is longer than any run of backticks inside)."""
+    fence = "`" * max(3, max((len(run) for run in re.findall("`+", text)), default=0) + 1)
+    return f"{fence}{language}\n{text}\n{fence}"
+
+
 def _environment() -> jinja2.Environment:
     folder = resources.files("data_cards")
     env = jinja2.Environment(
@@ -201,6 +213,7 @@ def _environment() -> jinja2.Environment:
     env.filters["fmt"] = _fmt
     env.filters["pct"] = _pct
     env.filters["code"] = _code
+    env.filters["fenced"] = _fenced
     return env
 
 
@@ -226,6 +239,9 @@ def render_card(
     plots_skipped_reason: str | None = None,
     data_files: dict[str, dict[str, Any]] | None = None,
     page_images: bool = False,
+    description: DatasetDescription | None = None,
+    curator_text: str | None = None,
+    example: dict[str, Any] | None = None,
 ) -> str:
     """README.md text for a release: its Markdown from `data_cards/<config>.md.j2`, its front matter written by
     `huggingface_hub` (`dataset_card`).
@@ -234,10 +250,16 @@ def render_card(
     `needs_review`; `calibration` (judge/calibrate.py's card summary) is what the judge measured on a labelled set.
     `plots` maps a plot key (see `exports.plots.PLOT_FILES`) to its path relative to the card;
     `data_files` (the manifest's `files`) puts the data file names, features and sizes into the metadata.
-    The card is checked with `validate_card` before it is returned."""
+    `description` (the project file's) gives the title, licence, citation and languages; `curator_text` is the
+    marked curator section (kept from the previous card, else made from the description); `example` is one
+    released row, shown as a model sees it. The card is checked with `validate_card` before it is returned."""
     info = SOURCE_CARDS[source]
+    if description is not None:
+        info = description.source_card(info)
+        if curator_text is None and description.description.strip():
+            curator_text = curator_section(description.description)
     counts = {split: stats["splits"][split]["records"] for split in splits}
-    meta = front_matter(source, config, splits, counts, data_files, page_images)
+    meta = front_matter(source, config, splits, counts, data_files, page_images, description)
     source_spec = get_source(source)
     docs = COLUMN_DOCS | {column.name: column.doc for column in source_spec.columns}
     columns = [(f.name, str(f.type), docs.get(f.name, "")) for f in arrow_schema(source)]
@@ -270,5 +292,31 @@ def render_card(
         id_limit=CARD_ID_LIMIT,
         plots=[(PLOT_FILES[key][1], path) for key, path in (plots or {}).items()],
         plots_skipped_reason=plots_skipped_reason,
+        curator_text=curator_text,
+        hub_repo=description.hub_repo if description is not None else None,
+        example=example_prompt(example) if example else None,
     )
     return str(dataset_card(meta, text))
+
+
+EXAMPLE_CONTEXT_CHARS = 1200  # an example's context is cut here on the card (the row holds all of it)
+
+
+def example_prompt(row: dict[str, Any]) -> dict[str, str]:
+    """One released row as a model sees it (context, question, schema) and the answer it should give."""
+
+    def pretty(value: Any) -> str:
+        try:
+            return json.dumps(json.loads(value) if isinstance(value, str) else value, indent=2, ensure_ascii=False)
+        except ValueError:
+            return str(value)
+
+    context = str(row.get("context") or "")
+    cut = len(context) > EXAMPLE_CONTEXT_CHARS
+    return {
+        "record_id": str(row.get("record_id", "")),
+        "context": context[:EXAMPLE_CONTEXT_CHARS] + (" [...]" if cut else ""),
+        "question": str(row.get("question") or ""),
+        "json_schema": pretty(row.get("json_schema")),
+        "ground_truth": pretty(row.get("ground_truth")),
+    }

@@ -15,7 +15,7 @@ from typing import Any
 import pyarrow as pa
 
 from core.models import Record
-from core.sources import Source, get_source, source_names
+from core.sources import Source, get_source, is_source, source_names
 
 # Columns every config has, before the source's own fields. The three JSON columns are JSON strings.
 CORE_COLUMNS: tuple[tuple[str, pa.DataType], ...] = (
@@ -40,7 +40,7 @@ class _SourceColumns(Mapping[str, tuple[tuple[str, pa.DataType], ...]]):
     """Source name -> its own fields (taken from `record.metadata.extra`), as each source declares them."""
 
     def __getitem__(self, source: str) -> tuple[tuple[str, pa.DataType], ...]:
-        if source not in source_names():
+        if not is_source(source):
             raise KeyError(source)
         return _arrow_columns(get_source(source))
 

@@ -51,6 +51,7 @@ from core.progress import tracked
 from core.sources import check_config_name
 from core.sources import sources as registered_sources
 from exports.card import SOURCE_CARDS, dataset_card, size_category
+from exports.dataset_description import find_curator_section
 from exports.manifest import file_sha256
 from exports.release import ReleaseError, verify_release
 from exports.versions import parse_version
@@ -227,7 +228,10 @@ class ConfigRelease:
     def section(self) -> str:
         """The config's README section: the release card's text, headings demoted, links to the release's files
         pointed at `meta/<config>/`."""
-        body = demote_headings(self.dataset_card().text.strip("\n"))
+        body = self.dataset_card().text.strip("\n")
+        if (own := find_curator_section(body)) is not None:  # shown once, at the top of the README
+            body = body.replace(own, "").replace("\n\n\n\n", "\n\n")
+        body = demote_headings(body)
         return _RELATIVE_LINK.sub(lambda m: f"]({META_PREFIX}/{self.config}/{m.group(1)})", body)
 
     def summary(self) -> dict[str, Any]:
@@ -239,8 +243,16 @@ class ConfigRelease:
             "version": self.manifest["version"],
             "records": self.manifest["num_records"],
             "splits": self.manifest["splits"],
-            "license": SOURCE_CARDS[source].license if source in SOURCE_CARDS else None,
+            "license": self.dataset.get("license")
+            or (SOURCE_CARDS[source].license if source in SOURCE_CARDS else None),
+            "title": self.dataset.get("title"),
+            "languages": self.dataset.get("languages"),
         }
+
+    @property
+    def dataset(self) -> dict[str, Any]:
+        """The project file's description of the dataset, as the release's manifest keeps it ({} without one)."""
+        return self.manifest.get("dataset") or {}
 
 
 def release_dataset_info(release: Path) -> dict[str, Any] | None:
@@ -278,10 +290,12 @@ def _union(lists: list[list[str]]) -> list[str]:
     return seen
 
 
-def _header(metas: list[dict[str, Any]]) -> str:
+def _header(metas: list[dict[str, Any]], curator_text: str | None) -> str:
+    titles = _union([[m["title"]] for m in metas if m.get("title")])
     lines = [
-        "# SOB structured outputs",
+        f"# {titles[0] if len(titles) == 1 else 'SOB structured outputs'}",
         "",
+        *([curator_text, ""] if curator_text else []),
         "Structured-output benchmark records built with the SOB method: each gives a model a context, a question "
         "and a JSON Schema, with a curated ground truth that follows the schema. One config per source; every "
         "config's section below is its dataset card (how the records were built, statistics, plots, changes, "
@@ -349,10 +363,14 @@ def build_readme(existing: str | None, releases: dict[str, ConfigRelease]) -> st
     metas = [releases[name].summary() for name in order]
     sources = [SOURCE_CARDS[m["source"]] for m in metas if m["source"] in SOURCE_CARDS]
     licences = _union([[m["license"]] for m in metas if m.get("license")])
+    titles = _union([[m["title"]] for m in metas if m.get("title")])
+    languages = _union([list(m["languages"]) for m in metas if m.get("languages")])
     front: dict[str, Any] = {
         "license": licences[0] if len(licences) == 1 else licences,
-        "language": old.get("language") or ["en"],
-        "pretty_name": "SOB structured outputs: " + ", ".join(i.pretty_name.split(": ", 1)[-1] for i in sources),
+        "language": languages or old.get("language") or ["en"],
+        "pretty_name": titles[0]
+        if len(titles) == 1
+        else "SOB structured outputs: " + ", ".join(i.pretty_name.split(": ", 1)[-1] for i in sources),
         "task_categories": _union([list(i.task_categories) for i in sources]),
         "tags": _union([list(i.tags) for i in sources]),
         "size_categories": [size_category(sum(int(m["records"]) for m in metas))],
@@ -362,7 +380,15 @@ def build_readme(existing: str | None, releases: dict[str, ConfigRelease]) -> st
         front["dataset_info"] = sorted(infos, key=lambda i: _config_key(str(i.get("config_name"))))
     for key, value in old.items():  # keep what a curator added by hand
         front.setdefault(key, value)
-    text = "\n\n".join([_header(metas), *(releases[name].section() for name in order)]) + "\n"
+    for key in ("license_name", "license_link"):  # an `other` licence names its terms
+        values = _union([[str(releases[n].dataset[key])] for n in order if releases[n].dataset.get(key)])
+        if len(values) == 1:
+            front[key] = values[0]
+    # The curator's own text: as the repo's README has it (edited there, it is kept), else from the releases' cards.
+    curator_text = find_curator_section(existing or "") or next(
+        (own for name in order if (own := find_curator_section(releases[name].card)) is not None), None
+    )
+    text = "\n\n".join([_header(metas, curator_text), *(releases[name].section() for name in order)]) + "\n"
     try:
         return str(dataset_card(front, text))
     except ValueError as exc:

@@ -21,7 +21,8 @@ PLOT_FILES: dict[str, tuple[str, str]] = {
     "schema_complexity": ("schema_complexity.png", "Schema complexity per split and schema size"),
     "judge_scores": (
         "judge_scores.png",
-        "Judge scores of every judged record per dimension, accepted and rejected apart, with the threshold",
+        "Scores of every scored record per dimension (the judge's, or the offline pre-filter's where no judge ran), "
+        "accepted and rejected apart, with the threshold",
     ),
     "funnel": ("funnel.png", "Funnel from loaded items to released records, with the main rejection reasons"),
     "flags": ("flags.png", "Flags by code and how they were resolved"),
@@ -123,7 +124,11 @@ def score_bins(values: Sequence[float]) -> list[int]:
 
 
 def plot_judge_scores(
-    scores: Mapping[str, Mapping[str, Sequence[float]]], threshold: float, path: Path, title: str
+    scores: Mapping[str, Mapping[str, Sequence[float]]],
+    threshold: float,
+    path: Path,
+    title: str,
+    scorer: str = "judge",
 ) -> dict[str, dict[str, list[int]]]:
     """One histogram per dimension of every judged record's score, accepted and rejected stacked in two colours,
     with the threshold line. Returns the bin counts drawn: {dimension: {"accepted": [...], "rejected": [...]}}."""
@@ -158,9 +163,9 @@ def plot_judge_scores(
         _integer_axis(ax.yaxis, bins=3)
         ax.legend(fontsize=8, frameon=False, loc="upper left")
     if not names:
-        _empty(axes[0], "no judge scores recorded")
-    axes[-1].set_xlabel("judge score (0-100) of every judged record; records per 5-point bin")
-    fig.suptitle(f"{title}: judge scores, accepted and rejected", fontsize=11)
+        _empty(axes[0], f"no {scorer} scores recorded")
+    axes[-1].set_xlabel(f"{scorer} score (0-100) of every scored record; records per 5-point bin")
+    fig.suptitle(f"{title}: {scorer} scores, accepted and rejected", fontsize=11)
     height = fig.get_figheight()
     fig.subplots_adjust(left=0.12, right=0.98, bottom=0.55 / height, top=1 - 0.45 / height, hspace=0.35)
     _save(fig, path)
@@ -256,11 +261,13 @@ def render_plots(
     funnel: Sequence[FunnelStep],
     flags: Mapping[str, Mapping[str, int]],
     threshold: float,
+    scorer: str = "judge",
 ) -> dict[str, str]:
     """Write the PNGs into `folder/plots/`; returns {key: relative path} ({} without matplotlib).
 
     `distributions`: the released records' schema complexity (exports/stats.py); `judged`, `funnel` and `flags`:
-    from the store (exports/plot_data.py)."""
+    from the store (exports/plot_data.py). `scorer` names who gave the scores: "judge", or the offline heuristic
+    "pre-filter" (its scores are labelled as its own, never as a judge's)."""
     if not plots_available():
         return {}
     out = folder / PLOTS_DIR
@@ -268,7 +275,7 @@ def render_plots(
     plot_schema_complexity(
         distributions["levels"], distributions["properties"], out / PLOT_FILES["schema_complexity"][0], title
     )
-    plot_judge_scores(judged, threshold, out / PLOT_FILES["judge_scores"][0], title)
+    plot_judge_scores(judged, threshold, out / PLOT_FILES["judge_scores"][0], title, scorer)
     plot_funnel(funnel, out / PLOT_FILES["funnel"][0], title)
     plot_flags(flags, out / PLOT_FILES["flags"][0], title)
     return {key: f"{PLOTS_DIR}/{name}" for key, (name, _) in PLOT_FILES.items()}

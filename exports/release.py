@@ -36,7 +36,7 @@ import pyarrow.parquet as pq
 from core.derived import merged
 from core.models import RecordState
 from core.progress import tracked
-from core.sources import release_config_of
+from core.sources import release_config_of, source_family
 from core.store import Store
 from exports import card as card_mod
 from exports import page_images as page_images_mod
@@ -48,6 +48,7 @@ from exports.audit import manifest_entry as audit_manifest_entry
 from exports.changelog import compute_changelog, content_columns, first_release_changelog, release_digests, row_digest
 from exports.columns import record_row, stored_row
 from exports.curation_card import card_section as curation_card_section
+from exports.dataset_description import DatasetDescription
 from exports.features import release_schema
 from exports.flags import accepted_with_open_flags, flag_counts
 from exports.layout import DATA_DIR
@@ -144,6 +145,7 @@ def write_release(
     curation: dict[str, Any] | None = None,
     calibration: dict[str, Any] | None = None,
     page_images: bool = False,
+    description: DatasetDescription | None = None,
 ) -> ReleaseResult:
     """Release the ACCEPTED records of `source` as `version` of its config (see module docstring); refused
     while an accepted record carries an open flag (records held in `needs_review` are not accepted).
@@ -212,12 +214,14 @@ def write_release(
         plot_files = (
             plots_mod.render_plots(
                 tmp,
-                title=f"{card_mod.SOURCE_CARDS[source].name}, {config} {version}",
+                title=f"{description.title if description else card_mod.SOURCE_CARDS[source].name}, {config} {version}",
                 distributions=written.distributions,
                 judged=plot_data.judge_scores(store, source),
                 funnel=plot_data.funnel(store, source, written.total),
                 flags=plot_data.flag_resolutions(flags),
                 threshold=threshold,
+                # the offline heuristic's scores are labelled as the pre-filter's, never as a judge's
+                scorer="pre-filter" if judge_name == "heuristic" else "judge",
             )
             if plots
             else {}
@@ -246,6 +250,8 @@ def write_release(
             plots_skipped_reason=None if plot_files else _plots_skipped(plots),
             data_files=written.files,
             page_images=page_images,
+            description=description,
+            example=_first_row(tmp, written.files),
         )
         audit = audit_summary(store, source)  # the residual-error audit, beside SOB's own figure
         card_text = card_text.rstrip("\n") + "\n\n" + audit_card_section(audit)
@@ -257,7 +263,7 @@ def write_release(
             version=version,
             parent=parent,
             config=config,
-            source=source,
+            source=source_family(source),  # the registered source; the config says which of its configs
             counts=written.counts,
             files=written.files,
             record_ids_sha256=written.record_ids_sha256,
@@ -276,6 +282,8 @@ def write_release(
         )
         manifest["residual_error_audit"] = audit_manifest_entry(audit)
         manifest["flags"] = flags
+        if description is not None:  # the project file's title, licence, citation and languages
+            manifest["dataset"] = description.model_dump(mode="json")
         if calibration is not None:
             manifest["judge_calibration"] = calibration
         if curation is not None:
@@ -522,6 +530,17 @@ def _write_data(
             "sha256": sha256,
         }
     return _Written(counts, files, ids_digest.hexdigest(), assigner.new, stats_result, distributions, record_digests)
+
+
+def _first_row(folder: Path, files: dict[str, dict[str, Any]]) -> dict[str, Any] | None:
+    """The first released row (of the first split with rows), for the card's example."""
+    for name, file in files.items():
+        if file["rows"]:
+            table = pq.ParquetFile(folder / name).read_row_group(
+                0, columns=["record_id", "context", "question", "json_schema", "ground_truth"]
+            )
+            return table.slice(0, 1).to_pylist()[0]
+    return None
 
 
 def arrow_size(path: Path) -> int:

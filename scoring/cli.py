@@ -16,6 +16,7 @@ from core.progress import set_output
 from core.redaction import redact
 from core.sources import source_names
 from core.store import WorkspaceBusyError
+from core.version import TOOLKIT_VERSION
 from scoring.aggregate import DEFAULT_BOOTSTRAP_SAMPLES
 from scoring.curation import (
     OUTPUT_TOKEN_BUDGET,
@@ -92,6 +93,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=EXAMPLES,
         formatter_class=_RawEpilogFormatter,
     )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {TOOLKIT_VERSION}")
     parser.add_argument(
         "--responses",
         type=Path,

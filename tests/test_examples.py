@@ -57,6 +57,10 @@ SKIP_DRAFT_KEY = (
     "asks the draft model with the key of the reader's environment (GEMINI_API_KEY); without one it stops with "
     "`error: cannot start the Gemini client ... Set GEMINI_API_KEY` (tests/scoring cover --ambiguity on a stand-in)"
 )
+SKIP_LOCAL_LLM = (
+    "needs the reader's local OpenAI-compatible server on 127.0.0.1:8000: tests/llm/test_offline_llm_recipe.py runs "
+    "the command as written against the toolkit's own stand-in (python -m tests.llm.fakes openai)"
+)
 
 # Every example, in reading order: RUN or the reason it is skipped.
 EXAMPLES: dict[str, str | None] = {
@@ -79,6 +83,9 @@ EXAMPLES: dict[str, str | None] = {
         SKIP_LABEL_STUDIO
     ),
     "python -m build_split --source hotpotqa --diff 0.1.0 0.2.0": RUN,
+    "python -m build_split --version": RUN,
+    "python -m build_split init --title 'Invoices in JSON' --license cc-by-4.0 --source documents --sample": RUN,
+    "python -m build_split --release 0.1.0 --allow-unreviewed": RUN,
     # python -m judge.calibrate --help
     "python -m judge.calibrate --cases tests/data/calibration/cases.jsonl --judge heuristic": RUN,
     "python -m judge.calibrate --cases tests/data/calibration/hotpotqa.jsonl --cases tests/data/calibration/ami.jsonl "
@@ -161,6 +168,8 @@ EXAMPLES: dict[str, str | None] = {
     ".venv/bin/python benchmarks/bench_team_labelstudio.py --curators 10 --minutes 10 --database postgresql": (
         SKIP_BENCH
     ),
+    "OPENAI_API_KEY=local python -m build_split --source hotpotqa --sample --judge openai --judge-model local-model "
+    "--llm-base-url http://127.0.0.1:8000/v1 --workspace llm-trial --release 0.1.0": SKIP_LOCAL_LLM,
 }
 
 

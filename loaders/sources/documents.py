@@ -8,13 +8,23 @@ transcript in Label Studio). `--config NAME` names the release config (default `
 from __future__ import annotations
 
 import argparse
+import copy
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from core.loading import LoadResult
 from core.models import SourceItem
-from core.sources import LoadRequest, ReleaseColumn, Source, SourceCard, check_config_name, quote, sources
+from core.sources import (
+    CONFIG_SEPARATOR,
+    LoadRequest,
+    ReleaseColumn,
+    Source,
+    SourceCard,
+    check_config_name,
+    quote,
+    sources,
+)
 from loaders.documents import DEFAULT_MAX_PDF_PAGES
 from loaders.ocr_options import add_ocr_arguments
 
@@ -49,15 +59,15 @@ class DocumentsSource(Source):
         name="the curator's own documents",
         pretty_name="SOB structured outputs: own documents",
         license="other",
-        license_name="the licence of the documents (set by their owner)",
+        license_name="the licence of the documents, as their owner set it (name it in the project file)",
         license_url="",
-        homepage="(not published)",
+        homepage="",
         task_categories=("text-generation", "question-answering"),
         tags=("structured-output", "json-schema", "json", "documents"),
         description="documents supplied by the curator (text and Markdown files, rows of a table, and PDFs "
         "transcribed with olmocr and corrected against the page images); `file` names each record's document",
-        attribution="The documents belong to whoever supplied them; check their terms before you share this "
-        "dataset, and replace this paragraph with the attribution they require.",
+        attribution="The documents belong to whoever supplied them; the licence above is the one the curator "
+        "states for them in the project file (sob-project.toml).",
         citation="",
     )
     card_section = (
@@ -107,7 +117,22 @@ class DocumentsSource(Source):
 
     def configure(self, options: BaseModel) -> None:
         assert isinstance(options, DocumentsOptions)
-        self.release_config = options.config
+        if self.name == DocumentsSource.name:  # a config kept apart keeps its own
+            self.release_config = options.config
+
+    def partition(self, options: BaseModel) -> str:
+        """The default config's documents are `documents`; another config's are `documents@CONFIG`, so a
+        config's release never holds another config's items or records (the sample's among them)."""
+        assert isinstance(options, DocumentsOptions)
+        if self.name != DocumentsSource.name or options.config == DEFAULT_CONFIG:
+            return self.name
+        return f"{self.name}{CONFIG_SEPARATOR}{options.config}"
+
+    def for_config(self, config: str) -> DocumentsSource:
+        kept_apart = copy.copy(self)
+        kept_apart.name = f"{DocumentsSource.name}{CONFIG_SEPARATOR}{config}"  # type: ignore[misc]
+        kept_apart.release_config = config
+        return kept_apart
 
     def load(self, request: LoadRequest) -> LoadResult:
         from loaders.documents import load_documents
@@ -129,6 +154,8 @@ class DocumentsSource(Source):
         )
         if request.limit is not None:
             result.items = result.items[: request.limit]
+        if self.name != DocumentsSource.name:  # a config kept apart: its items are its own
+            result.items = [item.model_copy(update={"source": self.name}) for item in result.items]
         return result
 
     def draft_variables(self, item: SourceItem) -> dict[str, str]:

@@ -9,6 +9,7 @@ import pytest
 
 from authoring import ls_state
 from authoring.labelstudio import sync
+from build_split import exit_codes
 from build_split.cli import main
 from build_split.sources import sample_authored
 from core import revisions
@@ -94,7 +95,7 @@ def test_a_label_studio_fix_is_never_undone_by_an_older_file(
     # Another file with another answer: a conflict, listed with both versions.
     other = tmp_path / "other.jsonl"
     other.write_text(json.dumps(with_town("Oslo")) + "\n", encoding="utf-8")
-    assert cli(ws, "--authored", str(other)) == 0
+    assert cli(ws, "--authored", str(other)) == exit_codes.CONFLICTS_NOT_APPLIED  # exit 6 says so
     assert town_of(ws) == "Elsford Hill"
     capsys.readouterr()
     assert cli(ws, "--rejections") == 0

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from build_split import exit_codes
 from build_split.cli import main
 from build_split.sources import sample_authored
 from core import revisions
@@ -69,9 +70,10 @@ def test_a_second_file_with_another_answer_is_a_conflict_listed_and_not_applied(
     ws: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     other = write_line(tmp_path / "other.jsonl", answer_with("Oslo", "bob"))
-    assert run(ws, "--authored", str(other)) == 0
-    out = capsys.readouterr().out
+    assert run(ws, "--authored", str(other)) == exit_codes.CONFLICTS_NOT_APPLIED  # its exit code says so
+    out, err = capsys.readouterr()
     assert "conflicts (not applied) 1" in out
+    assert err.strip().splitlines()[-1].startswith("error: 1 incoming version(s) conflict")  # and its last line
     assert stored_town(ws) == "Elsford"  # the sample's answer stands
 
     assert run(ws, "--status") == 0
@@ -85,7 +87,7 @@ def test_a_second_file_with_another_answer_is_a_conflict_listed_and_not_applied(
     assert '/ground_truth/observatory/town: "Elsford" -> "Oslo"' in conflict
 
     # The same conflicting file again: still one conflict, not two.
-    assert run(ws, "--authored", str(other)) == 0
+    assert run(ws, "--authored", str(other)) == exit_codes.CONFLICTS_NOT_APPLIED
     capsys.readouterr()
     with Store.open(ws) as store:
         assert revisions.count_open_conflicts(store.con, "hotpotqa") == 1
@@ -135,7 +137,7 @@ def test_two_files_of_the_same_name_in_two_folders_are_two_origins(
     bob = write_line(tmp_path / "bob" / "fix.jsonl", answer_with("Oslo", "bob"))
     assert run(ws, "--authored", str(alice), "--overwrite") == 0
     capsys.readouterr()
-    assert run(ws, "--authored", str(bob)) == 0
+    assert run(ws, "--authored", str(bob)) == exit_codes.CONFLICTS_NOT_APPLIED
     assert "conflicts (not applied) 1" in capsys.readouterr().out
     assert stored_town(ws) == "Elsford Hill"  # Alice's value stands until someone settles the conflict
     assert run(ws, "--rejections") == 0
@@ -146,7 +148,7 @@ def test_history_prints_every_revision_with_what_changed(
     ws: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     other = write_line(tmp_path / "other.jsonl", answer_with("Oslo", "bob"))
-    assert run(ws, "--authored", str(other)) == 0
+    assert run(ws, "--authored", str(other)) == exit_codes.CONFLICTS_NOT_APPLIED
     assert run(ws, "--authored", str(other), "--overwrite") == 0
     with Store.open(ws) as store:
         record_id = the_record(store).record.record_id

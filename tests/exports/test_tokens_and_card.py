@@ -76,7 +76,8 @@ def test_card_shows_plots_provenance_and_judge(release_history):
         assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 5000
         assert f"](plots/{name}.png)" in card
     assert "| curator | `curator-a` | 34 |" in card and "| drafting model | `draft-llm` | 34 |" in card
-    assert "### Judge scores of the released records" in card and "| faithfulness | 34 |" in card
+    # the heuristic scored these rows: its scores are labelled as the pre-filter's, never as a judge's
+    assert "### Pre-filter scores of the released records" in card and "| faithfulness | 34 |" in card
     assert "| curator | `withdrawn` | 1 |" in card  # the funnel's reasons, by stage
     stats = json.loads((path / "manifest.json").read_text())["statistics"]
     assert stats["judge_scores"]["faithfulness"]["median"] == 90
