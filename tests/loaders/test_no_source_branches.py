@@ -37,6 +37,8 @@ SOURCE_MODULES = {
     "loaders/olmocr_bench.py": "the olmOCR-bench loader",
     "loaders/olmocr_draw.py": "the olmOCR-bench category draw",
     "loaders/documents.py": "the own-documents loader",
+    "loaders/document_input.py": "the own-documents loader's folder walk",
+    "loaders/document_rows.py": "the own-documents loader's JSONL and parquet rows",
     "loaders/samples": "the sources' samples",
 }
 # The same word naming something that is not the source.
@@ -44,6 +46,10 @@ NOT_A_SOURCE = {
     ("core/progress.py", "olmocr"): "the olmocr library's logger",
     ("loaders/ocr.py", "olmocr"): "the OCR engine (the olmocr library's pipeline)",
     ("loaders/image_extra.py", "olmocr"): "the olmocr library's module, imported to check the [image] extra",
+    # Data that comes from one source, named as its origin, not a branch: the rule catalogue's examples and the
+    # labelled sets' default rows are HotpotQA's (a case of another source says so on its own line).
+    ("validation/rules/model.py", "hotpotqa"): "the source of a rule example, unless it says otherwise",
+    ("judge/rule_worth.py", "hotpotqa"): "the labelled sets' default rows (tests/data/hotpotqa)",
 }
 
 
