@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from core.sources import CONFIG_NAME, get_source, source_names, sources
 from exports.dataset_description import DatasetDescription
+from validation.rules.selection import rule_set
 
 PROJECT_FILENAME = "sob-project.toml"
 DATASET_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,95}$")  # a Hub repo name
@@ -39,6 +40,21 @@ class DatasetSection(DatasetDescription):
         return self
 
 
+class RulesSection(BaseModel):
+    """`[configs.NAME.rules]`: the gate's rule set (codes of docs/rules.md), as --select/--ignore/--reject say it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    select: list[str] | None = None  # exactly these flag rules run (None: the catalogue's defaults)
+    ignore: list[str] = Field(default_factory=list)  # flag rules turned off
+    reject: list[str] = Field(default_factory=list)  # flags that reject the record instead of holding it
+
+    @model_validator(mode="after")
+    def _known_codes(self) -> RulesSection:
+        rule_set(self.select, self.ignore, self.reject)  # an unknown code, or a rejection turned off: a clear error
+        return self
+
+
 class ConfigSection(BaseModel):
     """`[configs.NAME]`: one release config, and where its items come from."""
 
@@ -53,6 +69,7 @@ class ConfigSection(BaseModel):
     judge_model: str | None = None
     threshold: int | None = Field(default=None, ge=0, le=100)
     workspace: Path | None = None  # else the project's
+    rules: RulesSection = Field(default_factory=lambda: RulesSection())
 
     @model_validator(mode="after")
     def _one_input(self) -> ConfigSection:
@@ -207,6 +224,9 @@ source = "{source}"
 # judge = "heuristic"                 # heuristic (offline), gemini or openai; default: gemini when a key is set
 # threshold = 60                      # reject a record scoring below this on any dimension
 # workspace = "workspace"             # this config's own workspace, if it needs one
+# [configs.{config}.rules]    # the gate's rules (docs/rules.md): turn a noisy flag off, or make one a rejection
+# ignore = ["value_not_near_entity"]
+# reject = ["scale_dropped"]
 # [configs.{config}.options]  # the source's own options, as its flags name them (text_column, ...)
 # ocr_server = "cpu"
 '''

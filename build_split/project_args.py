@@ -49,6 +49,8 @@ def with_project(args: argparse.Namespace) -> ProjectSettings:
             args.threshold = entry.threshold
         if not (args.sample or args.input is not None or args.from_hub):  # the command's own items win
             args.sample, args.input, args.from_hub = entry.sample, project.resolve(entry.input), entry.from_hub
+        if args.select is None and not args.ignore and not args.reject:  # the command's own rule set wins
+            args.select, args.ignore, args.reject = entry.rules.select, entry.rules.ignore, entry.rules.reject
         settings.source_options = dict(entry.options)
         if "config" in get_source(entry.source).options_model.model_fields:
             settings.source_options.setdefault("config", name)

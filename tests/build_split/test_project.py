@@ -127,6 +127,12 @@ def test_a_command_without_source_takes_the_projects_only_config_and_a_flag_over
         ('languages = ["en"]', 'languages = ["English"]', "dataset.languages", "languages ="),
         ('source = "documents"', 'source = "nosuch"', "configs.documents", "[configs.documents]"),
         ("\nsample = true", "\nsample = true\nthresold = 3", "configs.documents.thresold", "thresold ="),
+        (
+            "\nsample = true",
+            '\nsample = true\n[configs.documents.rules]\nignore = ["no_such_rule"]',
+            "configs.documents.rules",
+            "[configs.documents.rules]",
+        ),
     ],
 )
 def test_a_wrong_project_file_names_the_key_and_its_line(
@@ -168,3 +174,17 @@ def test_other_licence_needs_its_name_and_link(tmp_path: Path, monkeypatch: pyte
 def test_version(module: str) -> None:
     done = subprocess.run([sys.executable, "-m", module, "--version"], cwd=REPO, capture_output=True, text=True)
     assert done.returncode == 0 and re.fullmatch(rf"python -m {module} \d+\.\d+\.\d+\S*\n", done.stdout)
+
+
+def test_the_projects_rule_set_runs_and_a_flag_overrides_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`[configs.NAME.rules]` is the rule set of every run of that config; the release's manifest names it."""
+    monkeypatch.chdir(tmp_path)
+    assert main(["init", "--source", "documents", "--sample"]) == 0
+    with (tmp_path / PROJECT_FILENAME).open("a", encoding="utf-8") as out:
+        out.write('\n[configs.documents.rules]\nignore = ["value_not_near_entity"]\n')
+    assert main(["--release", "0.1.0", "--allow-unreviewed"]) == 0
+    manifest = json.loads((tmp_path / "workspace/releases/documents/0.1.0/manifest.json").read_text("utf-8"))
+    assert manifest["review"]["rules"]["off"] == ["value_not_near_entity"]
+    assert main(["--ignore", "scale_dropped", "--release", "0.2.0", "--allow-unreviewed"]) == 0  # the flag wins
+    manifest = json.loads((tmp_path / "workspace/releases/documents/0.2.0/manifest.json").read_text("utf-8"))
+    assert manifest["review"]["rules"]["off"] == ["scale_dropped"]  # the command's rule set, not the project's
