@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
@@ -128,8 +129,14 @@ def label_studio_for_run(
             f"Label Studio is up at {server.url}: log in as {server.credentials.username}, "
             f"password in {server.data_dir / 'credentials.json'}"
         )
+        # A team's own project naming holds for a server the run started too.
+        title = os.environ.get("LABEL_STUDIO_PROJECT_TITLE") or LabelStudioSettings.project_title
         settings = LabelStudioSettings(
-            url=server.url, api_key=server.api_key, local_files_root=str(server.files_root), **two
+            url=server.url,
+            api_key=server.api_key,
+            local_files_root=str(server.files_root),
+            project_title=title,
+            **two,
         )
         yield LabelStudioSession(settings)
         if keep_running:

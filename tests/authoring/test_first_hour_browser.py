@@ -30,9 +30,10 @@ from tests.authoring.test_labelstudio_browser import ARTIFACTS, browser, login, 
 
 REPO = Path(__file__).resolve().parents[2]
 DISMISSAL = "dismissed: the observatory's records name the maker; this context leaves it out"
-# The bound, from the click to the `state` column saying accepted. A machine shared by many test runs can
-# loosen it (SOB_VERDICT_WITHIN_S); the figure is printed either way.
-VERDICT_WITHIN_S = float(os.environ.get("SOB_VERDICT_WITHIN_S", "2.0"))
+# From the click to the `state` column saying accepted, with no command run in between. The figure is printed (the
+# latency target is the benchmark's: benchmarks/bench_labelstudio.py); the bound here only says the service's own
+# webhook cycle did it, not a later poll, so that a loaded machine cannot fail it (SOB_VERDICT_WITHIN_S changes it).
+VERDICT_WITHIN_S = float(os.environ.get("SOB_VERDICT_WITHIN_S", "10.0"))  # under the 15 s poll
 
 
 def first_hour_commands() -> list[list[str]]:
