@@ -134,12 +134,15 @@ def hotpot_row(new_id: str) -> dict[str, Any]:
 # -- what a run left in the store ---------------------------------------------------------------------
 
 
-def first_rejection(workspace: Path, source: str, origin_prefix: str) -> str:
+def first_rejection(workspace: Path, source: str, origin_prefix: str, scratch: Path) -> str:
+    """The first stored rejection of a file under `scratch`: the sample's own rejections (a run with
+    `--sample` stores them too) are not the hostile file's, wherever the clone lies on the disk."""
     from core.store import Store
 
+    under = origin_prefix + str(scratch.resolve())
     with Store.open(workspace) as store:
         for row in store.import_rejections(source):
-            if row["origin"].startswith(origin_prefix):
+            if row["origin"].startswith(under):
                 reason = row["reasons"][0]
                 return f"[{reason['stage']}/{reason['code']}] {reason['message']}"
     return "(no rejection was stored)"
@@ -173,7 +176,7 @@ def authored_case(hostile_line: bytes) -> Callable[[Path, Path], Outcome]:
     def run(workspace: Path, scratch: Path) -> Outcome:
         path = authored_file(scratch, hostile_line)
         code, _, _ = cli("--source", "hotpotqa", "--workspace", workspace, "--authored", path)
-        message = first_rejection(workspace, "hotpotqa", "authored:")
+        message = first_rejection(workspace, "hotpotqa", "authored:", scratch)
         loaded = good_authored_line()["question"] in authored_questions(workspace)
         return Outcome(code, message, next_run(workspace), loaded)
 
@@ -189,7 +192,7 @@ def hotpot_jsonl_case(hostile: bytes, suffix: str = ".jsonl") -> Callable[[Path,
         else:
             path.write_bytes(good + b"\n" + hostile + b"\n")
         code, _, err = cli("--source", "hotpotqa", "--workspace", workspace, "--input", path)
-        message = first_rejection(workspace, "hotpotqa", "load:") if code == 0 else error_line(err)
+        message = first_rejection(workspace, "hotpotqa", "load:", scratch) if code == 0 else error_line(err)
         loaded = "good-row-beside-a-bad-one" in source_ids(workspace, "hotpotqa")
         return Outcome(code, message, next_run(workspace), loaded)
 
@@ -239,7 +242,7 @@ def ami_invalid_utf8(workspace: Path, scratch: Path) -> Outcome:
     latin1 = lines[2].replace(b'"text": "', b'"text": "caf\xe9 ', 1)
     path.write_bytes(b"".join(lines[:2]) + latin1 + b"".join(lines[3:]))
     code, _, err = cli("--source", "ami", "--workspace", workspace, "--input", path)
-    message = first_rejection(workspace, "ami", "load:") if code == 0 else error_line(err)
+    message = first_rejection(workspace, "ami", "load:", scratch) if code == 0 else error_line(err)
     return Outcome(code, message, None, bool(source_ids(workspace, "ami")))
 
 
@@ -270,7 +273,7 @@ def olmocr_pdf_outside(workspace: Path, scratch: Path) -> Outcome:
     written = sorted(p.name for p in scratch.rglob("*.png") if not p.is_relative_to(workspace))
     if written:
         return Outcome(code, f"(wrote outside the workspace: {written})")
-    message = first_rejection(workspace, "olmocr", "load:") if code == 0 else error_line(err)
+    message = first_rejection(workspace, "olmocr", "load:", scratch) if code == 0 else error_line(err)
     return Outcome(code, message, None, "headers_footers/glassworkers_minutes.pdf" in source_ids(workspace, "olmocr"))
 
 
