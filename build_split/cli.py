@@ -32,7 +32,7 @@ from exports.release import ReleaseError
 from judge.rubric import DEFAULT_THRESHOLD
 from validation.characters import visible
 
-EXAMPLES = """examples:
+EXAMPLES = r"""examples:
   python -m build_split --source hotpotqa --sample --release 0.1.0 --allow-unreviewed
   python -m build_split --source hotpotqa --input hotpot_dev_distractor_v1.json --limit 500 --seed 1
   python -m build_split --source hotpotqa --authored curators.jsonl --release 0.2.0 --allow-unreviewed

@@ -27,6 +27,7 @@ from scoring.curation import (
 )
 from scoring.evaluate import ModelResult, evaluate, score_models
 from scoring.flags import DEFAULT_MIN_CONSISTENCY, ambiguity, load_samples, read_samples, save_flags, save_samples
+from scoring.help_format import examples_formatter
 from scoring.inputs import Predictions, Release, ScoringInputError, load_all_predictions, load_release
 from scoring.sampling import DEFAULT_TEMPERATURE
 from scoring.sob import CATEGORIES, METRICS, OPTION_FLAGS, SOB_FIELD, Modality, ScoringOptions
@@ -72,16 +73,6 @@ EXAMPLES = """examples:
 """
 
 
-class _RawEpilogFormatter(argparse.HelpFormatter):
-    """Wraps the description as usual, but prints the examples line by line as written."""
-
-    def add_text(self, text: str | None) -> None:
-        if text is EXAMPLES:
-            self._add_item(lambda: text, [])
-        else:
-            super().add_text(text)
-
-
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m scoring",
@@ -91,7 +82,7 @@ def build_parser() -> argparse.ArgumentParser:
         "presets and STED; and report curation numbers: suspect ground truths, draft-to-final agreement, "
         "output budget, array order, ambiguous questions.",
         epilog=EXAMPLES,
-        formatter_class=_RawEpilogFormatter,
+        formatter_class=examples_formatter(EXAMPLES),
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {TOOLKIT_VERSION}")
     parser.add_argument(

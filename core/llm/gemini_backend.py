@@ -29,7 +29,6 @@ from core.llm.types import (
     RawReply,
     Usage,
     is_transient_status,
-    json_schema_of,
     not_a_reply,
 )
 
@@ -211,7 +210,7 @@ class GeminiBackend:
 
     # -- one call ---------------------------------------------------------------------------
     def config_for(self, request: LLMRequest) -> Any:
-        schema = {self.settings.schema_field: json_schema_of(request.response_model)}
+        schema = {self.settings.schema_field: request.json_schema()}
         return self._types.GenerateContentConfig(
             system_instruction=request.system,
             response_mime_type="application/json",
@@ -262,7 +261,7 @@ class GeminiBackend:
         """The request in REST JSON, for a JSONL batch file (`responseJsonSchema` from the model)."""
         generation: dict[str, Any] = {
             "responseMimeType": "application/json",
-            "responseJsonSchema": json_schema_of(request.response_model),
+            "responseJsonSchema": request.json_schema(),
         }
         if request.temperature is not None:
             generation["temperature"] = request.temperature

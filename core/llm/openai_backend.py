@@ -16,7 +16,7 @@ from core.llm import reply_size
 from core.llm.failures import is_refusal
 from core.llm.gemini_backend import is_transport_error
 from core.llm.retry import parse_retry_after
-from core.llm.types import LLMError, LLMRequest, RawReply, Usage, is_transient_status, json_schema_of, not_a_reply
+from core.llm.types import LLMError, LLMRequest, RawReply, Usage, is_transient_status, not_a_reply
 
 
 class OpenAISettings(BaseModel):
@@ -51,7 +51,7 @@ class OpenAIBackend:
             "type": "json_schema",
             "json_schema": {
                 "name": request.response_model.__name__,
-                "schema": json_schema_of(request.response_model),
+                "schema": request.json_schema(),
                 "strict": False,
             },
         }

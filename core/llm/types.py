@@ -42,13 +42,24 @@ class LLMRequest(BaseModel):
     response_model: type[BaseModel]
     temperature: float | None = 0.0
     max_output_tokens: int | None = None
+    # The JSON Schema the reply is held to when it is not the response model's own: a benchmark record's
+    # schema, while the model only parses JSON. A field, not a model class per schema: building a Pydantic
+    # class costs about a millisecond of CPU per request, which a run of thousands of calls cannot afford.
+    response_schema: Any = None
+
+    def json_schema(self) -> dict[str, Any]:
+        """The schema sent with the request (a fresh copy: a backend may change it)."""
+        if self.response_schema is not None:
+            return copy.deepcopy(self.response_schema)
+        return json_schema_of(self.response_model)
 
     def canonical(self) -> dict[str, Any]:
         """The request as data, for the cache key (the response model as its JSON Schema)."""
+        schema = self.response_schema if self.response_schema is not None else _json_schema(self.response_model)
         return {
             "system": self.system,
             "user": self.user,
-            "response_schema": _json_schema(self.response_model),  # read only: no copy
+            "response_schema": schema,  # read only: no copy
             "temperature": self.temperature,
             "max_output_tokens": self.max_output_tokens,
         }

@@ -12,6 +12,7 @@ from pathlib import Path
 from core.redaction import redact
 from exports.hub import TARGET_HELP, HubUnavailableError, PublishError
 from exports.hub_files import publish_files
+from scoring.help_format import examples_formatter
 from scoring.leaderboard.build import (
     DISPLAY_NAMES_FILE,
     MODALITIES,
@@ -28,14 +29,6 @@ EXAMPLES = """examples:
   python -m scoring.leaderboard evaluation --output leaderboard.json --markdown leaderboard.md --plot leaderboard.png
   python -m scoring.leaderboard evaluation --output leaderboard.json --push ./hub-preview
 """
-
-
-class _RawEpilogFormatter(argparse.HelpFormatter):
-    def add_text(self, text: str | None) -> None:
-        if text is EXAMPLES:
-            self._add_item(lambda: text, [])
-        else:
-            super().add_text(text)
 
 
 def _weight(text: str) -> tuple[str, float]:
@@ -60,7 +53,7 @@ def build_parser() -> argparse.ArgumentParser:
         "source's total schema-complexity weight W_u (the sum of difficulty_weight over its records); Perfect "
         "Response over text and image; Overall adjusted by coverage. Names from EVAL_DIR/display_names.json.",
         epilog=EXAMPLES,
-        formatter_class=_RawEpilogFormatter,
+        formatter_class=examples_formatter(EXAMPLES),
     )
     parser.add_argument("eval_dir", type=Path, metavar="EVAL_DIR", help="the folder of evaluation summaries")
     parser.add_argument(

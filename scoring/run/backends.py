@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict
 from core.llm.anthropic_backend import AnthropicBackend, AnthropicSettings
 from core.llm.gemini_backend import GeminiBackend, GeminiSettings
 from core.llm.openai_backend import OpenAIBackend, OpenAISettings
-from core.llm.types import LLMError, LLMRequest, RawReply, json_schema_of
+from core.llm.types import LLMError, LLMRequest, RawReply
 from core.redaction import register_secret
 
 PROVIDERS = ("gemini", "openai", "anthropic", "openrouter", "vllm")
@@ -102,7 +102,7 @@ class SOBGemini(GeminiBackend):
         if self.run.disable_thinking:
             config["thinking_config"] = thinking_config(self._types, self.model_id)
         if self.run.structured:
-            config["response_schema"] = json_schema_of(request.response_model)
+            config["response_schema"] = request.json_schema()
         try:
             return self._types.GenerateContentConfig(**config)
         except Exception as exc:  # the SDK cannot take this record's schema (a list of types): SOB's call fails too
@@ -129,7 +129,7 @@ class SOBChat(OpenAIBackend):
             kwargs["max_completion_tokens"] = request.max_output_tokens
             kwargs["response_format"] = {"type": "json_object"}
             if self.run.structured:
-                schema = json_schema_of(request.response_model)
+                schema = request.json_schema()
                 kwargs["response_format"] = {
                     "type": "json_schema",
                     "json_schema": {"name": "answer", "schema": schema, "strict": True},
@@ -150,7 +150,7 @@ class SOBChat(OpenAIBackend):
         else:  # vllm: SOB samples with max_tokens and temperature, and turns thinking off in the chat template
             kwargs |= {"max_tokens": request.max_output_tokens, "temperature": request.temperature}
             if self.run.structured:
-                schema = json_schema_of(request.response_model)
+                schema = request.json_schema()
                 kwargs["response_format"] = {"type": "json_schema", "json_schema": {"name": "answer", "schema": schema}}
             if self.run.disable_thinking:
                 kwargs["extra_body"] = {"chat_template_kwargs": {"enable_thinking": False}}

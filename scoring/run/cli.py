@@ -11,6 +11,7 @@ from core.llm.types import LLMError
 from core.progress import set_output
 from core.redaction import redact
 from core.store import Store, WorkspaceBusyError
+from scoring.help_format import examples_formatter
 from scoring.inputs import ScoringInputError
 from scoring.run.backends import KEY_VARIABLE, PROVIDERS, RunSettings, make_run_backend
 from scoring.run.runner import (
@@ -25,20 +26,12 @@ from scoring.run.runner import (
 # The exit codes of `python -m build_split` for the same outcomes (docs/cli.md).
 OK, USAGE, LLM_UNAVAILABLE, LLM_REFUSED = 0, 2, 3, 4
 
-EXAMPLES = """examples:
+EXAMPLES = r"""examples:
   GEMINI_API_KEY=... python -m scoring.run --release workspace/releases/default/0.1.0 \
       --provider gemini --model-id gemini-2.5-flash --output-root runs
   python -m scoring.run --release DIR --provider vllm --model-id Qwen/Qwen3-8B \
       --base-url http://localhost:8000/v1 --sample-size 5
 """
-
-
-class _RawEpilogFormatter(argparse.HelpFormatter):
-    def add_text(self, text: str | None) -> None:
-        if text is EXAMPLES:
-            self._add_item(lambda: text, [])
-        else:
-            super().add_text(text)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -51,7 +44,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--responses` and SOB's evaluate.py read. Answers are cached in the workspace's store and each finished "
         "record is kept at once: run the command again to resume, nothing is asked twice.",
         epilog=EXAMPLES,
-        formatter_class=_RawEpilogFormatter,
+        formatter_class=examples_formatter(EXAMPLES),
     )
     parser.add_argument("--release", type=Path, required=True, metavar="DIR", help="a release folder")
     parser.add_argument(

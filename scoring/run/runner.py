@@ -13,12 +13,11 @@ schema the SDK cannot send) gets SOB's line for a failed call, a null candidate,
 
 from __future__ import annotations
 
-import copy
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 import pyarrow.parquet as pq
 from pydantic import RootModel
@@ -60,18 +59,9 @@ PROMPT_VERSION = "sob-run/1"  # SOB's prompt and request shape; bump when either
 
 
 class RecordAnswer(RootModel[Any]):
-    """Any JSON value. Its JSON Schema is the record's own (`record_schema`, set per record), which is
-    what the backends send with structured decoding and what the cache key holds."""
-
-    record_schema: ClassVar[Any] = None
-
-    @classmethod
-    def model_json_schema(cls, *args: Any, **kwargs: Any) -> dict[str, Any]:
-        return copy.deepcopy(cls.record_schema) if isinstance(cls.record_schema, dict) else {}
-
-
-def answer_model(schema: Any) -> type[RecordAnswer]:
-    return type("RecordAnswer", (RecordAnswer,), {"record_schema": schema})
+    """Any JSON value: the reply is the answer under test. The record's own schema goes with the request
+    (`LLMRequest.response_schema`): it is what the backends send with structured decoding and what the
+    cache key holds."""
 
 
 @dataclass(frozen=True)
@@ -153,7 +143,8 @@ def request_for(options: RunOptions, row: dict[str, Any]) -> tuple[LLMRequest, A
         prompt_version=f"{PROMPT_VERSION}/{provider}/{mode}{thinking}",
         system=SYSTEM_PROMPT,
         user=user_message(provider, row, schema),
-        response_model=answer_model(sent),
+        response_model=RecordAnswer,
+        response_schema=sent if isinstance(sent, dict) else {},
         temperature=options.temperature,
         max_output_tokens=options.max_tokens,
     )
