@@ -11,6 +11,7 @@ same run again answers from the response file and the cache: no call.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import subprocess
@@ -49,11 +50,19 @@ class ServerProcess:
         self.proc.wait(timeout=10)
 
 
+def cpu_seconds() -> float:
+    """CPU of this process and of its finished children (the worker processes of --processes; the stand-in
+    server is still running, so it is not counted)."""
+    times = os.times()
+    return times.user + times.system + times.children_user + times.children_system
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--records", type=int, default=1000)
     parser.add_argument("--latency", type=float, default=0.1)
     parser.add_argument("--concurrency", type=int, default=20)
+    parser.add_argument("--processes", type=int, default=1, help="scoring.run's --processes (worker processes)")
     args = parser.parse_args()
     os.environ["GEMINI_API_KEY"] = "bench-key-not-real"
     with tempfile.TemporaryDirectory(prefix="bench-inference-") as tmp:
@@ -69,26 +78,29 @@ def main() -> None:
                 settings=settings,
                 output_root=Path(tmp) / "runs",
                 concurrency=args.concurrency,
+                processes=args.processes,
             )
             figures = {}
             for label in ("first run", "second run"):
                 with Store.open(Path(tmp) / "cache") as store:
                     before = server.stats()["model_calls"]
-                    started, cpu_started = time.perf_counter(), time.process_time()
-                    report = run_inference(
-                        release, options, store, lambda: make_run_backend(settings, options.model_id)
-                    )
-                    took, cpu = time.perf_counter() - started, time.process_time() - cpu_started
+                    started, cpu_started = time.perf_counter(), cpu_seconds()
+                    factory = functools.partial(make_run_backend, settings, options.model_id)
+                    report = run_inference(release, options, store, factory)
+                    took, cpu = time.perf_counter() - started, cpu_seconds() - cpu_started
                     figures[label] = (took, server.stats()["model_calls"] - before, report, cpu)
         finally:
             server.close()
     took, calls, report, cpu = figures["first run"]
     bound = args.concurrency / args.latency
     rate = calls / took
-    print(f"records: {args.records}, latency {args.latency * 1000:.0f} ms, concurrency {args.concurrency}")
+    print(
+        f"records: {args.records}, latency {args.latency * 1000:.0f} ms, concurrency {args.concurrency}, "
+        f"processes {args.processes}"
+    )
     print(f"first run: {calls} calls in {took:.2f} s = {rate:.1f} calls/s; bound {bound:.1f}/s: {rate / bound:.1%}")
     print(f"  complete: {report.complete}, answered {report.answered}, not JSON {report.not_json}")
-    # The client's own CPU per call (mostly the SDK's): at the bound it needs bound x this many cores.
+    # The client's own CPU per call (mostly the SDK's, worker processes included): at the bound it needs bound x this.
     per_call = cpu / max(calls, 1)
     print(f"  client CPU: {per_call * 1000:.1f} ms per call; the bound needs {per_call * bound:.2f} core(s)")
     print(f"  load average when done: {os.getloadavg()[0]:.1f} on {os.cpu_count()} core(s)")

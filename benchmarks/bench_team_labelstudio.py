@@ -19,6 +19,7 @@ import sys
 import tempfile
 import time
 import uuid
+from collections import Counter
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -87,6 +88,9 @@ def main(argv: list[str] | None = None) -> int:
             f"feedback latency: median {statistics.median(latencies):.2f} s, p95 {run.p95():.2f} s, "
             f"max {latencies[-1]:.2f} s (target p95 < {P95_TARGET_S:g} s)"
         )
+    if reconciled.kept_as:
+        statuses = Counter(reconciled.kept_as.values())
+        print(f"not applied but kept in the store as: {dict(statuses)} (annotations {sorted(reconciled.kept_as)})")
     for error in run.errors:
         print(f"error: {error}")
     ok = reconciled.ok and not run.unanswered and not run.errors and code == 143

@@ -340,6 +340,7 @@ def _take_page(
     screened = _screen_revisions(store, to_upsert, origins, outcomes, result)
     held = {d.incoming.record.record_id for d in screened.decisions if d.verdict in ("conflict", "stale")}
     reaccept = [rid for rid in reaccept if rid not in held]
+    changes = [change for change in changes if change.record_id not in held]  # a version not applied moves nothing
     for state, records in to_upsert.items():
         store.upsert_records(records, state, stage="label_studio", kind="authored")
     revisions.record(store.con, screened)
@@ -372,16 +373,21 @@ def _screen_revisions(
     outcomes: list[ls_state.Outcome],
     result: PullResult,
 ) -> revisions.Screened:
-    """Accepted annotations that would replace another origin's newer revision are not applied (core/revisions.py):
-    taken out of `to_upsert`, and their tasks go back to the curator saying so (a new submission then replaces it)."""
-    authored = to_upsert.get(RecordState.AUTHORED, [])
-    screened = revisions.screen(
-        store.con, [revisions.Incoming(r, origins[r.record_id], r.provenance.annotator) for r in authored]
-    )
+    """Every annotation is a version of its record, whatever state it puts the record in (authored, sent back for
+    its problems, rejected by the curator): each becomes a revision, so the store's revisions are Label Studio's
+    annotations. One that would replace another origin's newer revision is not applied (core/revisions.py): taken
+    out of `to_upsert`, and its task goes back to the curator saying so (a new submission then replaces it)."""
+    incoming = [
+        revisions.Incoming(r, origins[r.record_id], r.provenance.annotator)
+        for records in to_upsert.values()
+        for r in records
+    ]
+    screened = revisions.screen(store.con, incoming)
     held = {d.incoming.record.record_id: d for d in screened.decisions if d.verdict in ("conflict", "stale")}
     if not held:
         return screened
-    to_upsert[RecordState.AUTHORED] = [r for r in authored if r.record_id not in held]
+    for state, records in to_upsert.items():
+        to_upsert[state] = [r for r in records if r.record_id not in held]
     for index, outcome in enumerate(outcomes):
         decision = held.get(outcome.record_id or "")
         if decision is None:
@@ -392,9 +398,9 @@ def _screen_revisions(
             f"by {current} (revision {decision.current_rev}). Check the answer against it and submit again to "
             "replace it, or settle it with --overwrite."
         )
-        outcomes[index] = dataclasses.replace(outcome, status=ls_state.NEEDS_REVISION, feedback=feedback)
-        result.counts[ls_state.AUTHORED] -= 1
+        result.counts[outcome.status] -= 1
         result.counts["conflict"] += 1
+        outcomes[index] = dataclasses.replace(outcome, status=ls_state.NEEDS_REVISION, feedback=feedback)
     return screened
 
 

@@ -136,6 +136,17 @@ class LLMError(RuntimeError):
         self.refused = refused
         self.not_sent = not_sent
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Pickled as class, message and attributes: a worker process (core/llm/process_backend.py) sends it whole.
+        return _rebuild_error, (type(self), str(self), self.__dict__)
+
+
+def _rebuild_error(cls: type[LLMError], message: str, state: dict[str, Any]) -> LLMError:
+    error = cls.__new__(cls)
+    RuntimeError.__init__(error, message)
+    error.__dict__.update(state)
+    return error
+
 
 class LLMCredentialsError(LLMError):
     """No credentials for a provider's client: `setup` says what to set; a command adds its own other way out

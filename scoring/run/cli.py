@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import sys
 from pathlib import Path
@@ -85,6 +86,13 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--concurrency", type=int, default=DEFAULT_CONCURRENCY, help="requests in flight at once (SOB: 20)"
     )
+    parser.add_argument(
+        "--processes",
+        type=int,
+        default=1,
+        help="worker processes that make the calls (1: this one). For a server that answers fast (a local vLLM): "
+        "the SDK's own CPU per call then fills one core, and 2 or more spread it",
+    )
     parser.add_argument("--rpm", type=float, help="at most this many requests per minute")
     parser.add_argument("--max-attempts", type=int, default=6, help="tries per request on 429, 5xx and timeouts (6)")
     parser.add_argument(
@@ -151,6 +159,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--sample-size must be at least 1")
     if args.concurrency < 1:
         parser.error("--concurrency must be at least 1")
+    if args.processes < 1:
+        parser.error("--processes must be at least 1")
     try:
         settings = _settings(args)
     except ValueError as exc:
@@ -163,6 +173,7 @@ def main(argv: list[str] | None = None) -> int:
         temperature=args.temperature,
         max_tokens=args.max_tokens,
         concurrency=args.concurrency,
+        processes=args.processes,
         rpm=args.rpm,
         max_attempts=args.max_attempts,
         retry_failed=args.retry_failed,
@@ -170,9 +181,8 @@ def main(argv: list[str] | None = None) -> int:
     progress = (lambda _: None) if args.quiet else (lambda text: print(f"\r{text}", end="", file=sys.stderr))
     try:
         with Store.open(args.workspace) as store:
-            report = run_inference(
-                args.release, options, store, lambda: make_run_backend(settings, args.model_id), progress
-            )
+            backend_factory = functools.partial(make_run_backend, settings, args.model_id)  # it pickles: --processes
+            report = run_inference(args.release, options, store, backend_factory, progress)
     except (ScoringInputError, OSError, WorkspaceBusyError, LLMError) as exc:
         print(f"error: {redact(str(exc))}", file=sys.stderr)
         return USAGE

@@ -25,6 +25,7 @@ from pydantic import RootModel
 from core.llm.cache import LLMCache
 from core.llm.client import LLMClient
 from core.llm.failures import LLMStopped
+from core.llm.process_backend import ProcessBackend
 from core.llm.retry import RetryPolicy
 from core.llm.types import LLMRequest, LLMResult
 from core.llm.usage import UsageTally
@@ -73,6 +74,7 @@ class RunOptions:
     temperature: float = DEFAULT_TEMPERATURE
     max_tokens: int = DEFAULT_MAX_TOKENS
     concurrency: int = DEFAULT_CONCURRENCY
+    processes: int = 1  # >1: the calls are made by worker processes (core/llm/process_backend.py)
     rpm: float | None = None
     max_attempts: int = 6
     retry_failed: bool = False
@@ -184,7 +186,31 @@ def run_inference(
         report.complete = True
         return report  # every line is there: nothing to ask
     tally = UsageTally()
-    client = make_client(backend_factory(), options, store, tally)  # a missing key is an error before any file
+    backend = backend_factory()  # a missing key is an error before any file
+    if options.processes > 1:
+        threads_each = -(-options.concurrency // options.processes)
+        backend = ProcessBackend(backend, backend_factory, options.processes, threads_each)
+    try:
+        return _ask(
+            rows, done, final, report, options, make_client(backend, options, store, tally), store, tally, progress
+        )
+    finally:
+        if isinstance(backend, ProcessBackend):
+            backend.close()
+
+
+def _ask(
+    rows: list[dict[str, Any]],
+    done: dict[str, dict[str, Any]],
+    final: Path,
+    report: RunReport,
+    options: RunOptions,
+    client: LLMClient,
+    store: Store,
+    tally: UsageTally,
+    progress: Callable[[str], None],
+) -> RunReport:
+    """Ask for every row not yet done, checkpointing each answer; the final file once all are done."""
     done |= read_finished(partial_path(final))
     wanted = [row for row in rows if str(row["record_id"]) not in done]
     report.already_done = report.total - len(wanted)

@@ -17,6 +17,7 @@ from authoring import labelstudio as ls
 from authoring import ls_state
 from authoring.labelstudio import pull, push
 from authoring.server import LabelStudioServer, LabelStudioServerError, find_label_studio_bin, free_port
+from core import revisions
 from core.models import Reason, RecordState, SourceItem, make_record_id
 from core.sources import get_source, source_names
 from core.store import StateChange, Store
@@ -345,6 +346,9 @@ def test_malformed_json_goes_back_to_the_curator_until_a_new_annotation(store: S
     assert state == RecordState.AUTHORED
     kinds = [(e["kind"], e["to_state"]) for e in store.events(record_id=rid)]
     assert ("authored", "needs_revision") in kinds and ("authored_edit", "authored") in kinds
+    # Both annotations are revisions of the record: the store's revisions are Label Studio's annotations.
+    annotations = [a.id for a in ls_session.client.annotations.list(id=task_id)]
+    assert sorted(r.origin_detail["annotation_id"] for r in revisions.history(store.con, rid)) == sorted(annotations)
 
 
 def test_a_reject_verdict_rejects_the_record_with_the_note(store: Store, ls_session) -> None:
@@ -357,6 +361,7 @@ def test_a_reject_verdict_rejects_the_record_with_the_note(store: Store, ls_sess
     assert [(r.stage, r.code, r.message) for r in stored.reasons] == [
         ("curator", "curator_reject", "Context too thin.")
     ]
+    assert [r.status for r in revisions.history(store.con, stored.record.record_id)] == ["applied"]
     assert ls.awaiting_curators(store, "hotpotqa") == {"awaiting": 0, "needs_revision": 0, "needs_discussion": 0}
 
 
