@@ -39,6 +39,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--minutes", type=float, default=10.0, help="how long they submit (default 10)")
     parser.add_argument("--tasks-each", type=int, default=2, help="tasks of each curator's own (default 2)")
     parser.add_argument("--database", choices=["sqlite", "postgresql"], default="sqlite", help="Label Studio's")
+    parser.add_argument(
+        "--look-every",
+        type=float,
+        default=5.0,
+        help="seconds between a waiting curator's looks at their task (default 5; the latency is taken on Label "
+        "Studio's clock, so this only sets the load the waiting adds)",
+    )
     args = parser.parse_args(argv)
 
     with tempfile.TemporaryDirectory(prefix="sob-bench-team-") as tmp, contextlib.ExitStack() as stack:
@@ -71,7 +78,15 @@ def main(argv: list[str] | None = None) -> int:
             tasks = service.tasks()
             print(f"--serve is up with {len(tasks)} tasks; the curators submit for {args.minutes:g} min", flush=True)
             # a curator waits for each verdict (up to 10 minutes): when they stop, the service has caught up
-            run = run_curators(server.url, team, tasks, answers, duration_s=args.minutes * 60, verdict_timeout_s=600)
+            run = run_curators(
+                server.url,
+                team,
+                tasks,
+                answers,
+                duration_s=args.minutes * 60,
+                verdict_timeout_s=600,
+                poll_s=args.look_every,
+            )
         finally:
             code, output = service.stop()
         reconciled = reconcile(tmp_path / "ws", admin.client, run)

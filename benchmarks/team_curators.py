@@ -119,6 +119,7 @@ def run_curators(
     duration_s: float | None = None,
     submissions_each: int | None = None,
     verdict_timeout_s: float = 120.0,
+    poll_s: float = POLL_S,
 ) -> TeamRun:
     """Every curator submits on their own tasks (tasks dealt round-robin) until the duration is over or they made
     `submissions_each`; each waits for the verdict on one submission before the next."""
@@ -147,7 +148,7 @@ def run_curators(
                         with run.lock:
                             run.latencies_s.append(server_latency(made, task) or time.monotonic() - sent)
                         break
-                    time.sleep(POLL_S)
+                    time.sleep(poll_s)
                 else:
                     with run.lock:
                         run.unanswered.append(int(made.id))
