@@ -155,6 +155,12 @@ class ProcessBackend:
         for future in waiting:
             _settle(future, ("crash", why))
 
+    def __enter__(self) -> ProcessBackend:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
     def close(self) -> None:
         """Stop the workers (calls in flight have answered by now: the client waits for them)."""
         with self._lock:

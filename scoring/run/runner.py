@@ -13,6 +13,7 @@ schema the SDK cannot send) gets SOB's line for a failed call, a null candidate,
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -187,84 +188,65 @@ def run_inference(
         return report  # every line is there: nothing to ask
     tally = UsageTally()
     backend = backend_factory()  # a missing key is an error before any file
-    if options.processes > 1:
-        threads_each = -(-options.concurrency // options.processes)
-        backend = ProcessBackend(backend, backend_factory, options.processes, threads_each)
-    try:
-        return _ask(
-            rows, done, final, report, options, make_client(backend, options, store, tally), store, tally, progress
-        )
-    finally:
-        if isinstance(backend, ProcessBackend):
-            backend.close()
+    with contextlib.ExitStack() as workers:
+        if options.processes > 1:
+            threads_each = -(-options.concurrency // options.processes)
+            backend = workers.enter_context(ProcessBackend(backend, backend_factory, options.processes, threads_each))
+        client = make_client(backend, options, store, tally)
+        done |= read_finished(partial_path(final))
+        wanted = [row for row in rows if str(row["record_id"]) not in done]
+        report.already_done = report.total - len(wanted)
+        checkpoint = Checkpoint(final)
+        provider, structured = options.settings.provider, options.settings.structured
+        planned = [(row, *request_for(options, row)) for row in wanted]
+        client.prefetch(request for _, request, _ in planned)
+        started = time.perf_counter()
 
+        def ask(item: tuple[dict[str, Any], LLMRequest, Any]) -> LLMResult:
+            return client.complete(item[1])
 
-def _ask(
-    rows: list[dict[str, Any]],
-    done: dict[str, dict[str, Any]],
-    final: Path,
-    report: RunReport,
-    options: RunOptions,
-    client: LLMClient,
-    store: Store,
-    tally: UsageTally,
-    progress: Callable[[str], None],
-) -> RunReport:
-    """Ask for every row not yet done, checkpointing each answer; the final file once all are done."""
-    done |= read_finished(partial_path(final))
-    wanted = [row for row in rows if str(row["record_id"]) not in done]
-    report.already_done = report.total - len(wanted)
-    checkpoint = Checkpoint(final)
-    provider, structured = options.settings.provider, options.settings.structured
-    planned = [(row, *request_for(options, row)) for row in wanted]
-    client.prefetch(request for _, request, _ in planned)
-    started = time.perf_counter()
-
-    def ask(item: tuple[dict[str, Any], LLMRequest, Any]) -> LLMResult:
-        return client.complete(item[1])
-
-    try:
-        for index, outcome in client.map(ask, planned):
-            row, _, schema = planned[index]
-            if isinstance(outcome, BaseException):
-                raise outcome
-            if outcome.status == "call_error":
-                kind = outcome.failure or "transient"
-                report.failed[kind] = report.failed.get(kind, 0) + 1
-                report.last_error = outcome.error
-                if kind != "rejected":
-                    continue  # asked again by the next run
-            if outcome.status == "parse_error":
-                report.not_json += 1
-            usage = outcome.usage
-            # A request refused for itself (a 4xx, a schema the SDK cannot send) is SOB's failed call: no candidate.
-            rejected = outcome.status == "call_error"
-            line = eval_line(
-                row,
-                None if rejected else candidate_of(provider, structured, outcome.raw_text),
-                model_id=options.model_id,
-                schema=schema,
-                input_tokens=usage.input_tokens,
-                output_tokens=usage.output_tokens,
-                avg_time=0.0,
-            )
-            checkpoint.append(line)
-            done[str(row["record_id"])] = line
-            report.answered += 1
-            progress(f"{report.already_done + report.answered}/{report.total}")
-    finally:
-        checkpoint.close()
-    report.stop = client.stop
-    report.usage = tally.report()
-    tally.save(store.con)
-    if all(str(row["record_id"]) in done for row in rows):
-        # SOB's avg_time_per_record: this run's wall time over the records it asked for.
-        avg = round((time.perf_counter() - started) / max(1, len(wanted)), 4)
-        lines = []
-        for row in rows:
-            line = done[str(row["record_id"])]
-            line["eval_info"]["avg_time_per_record"] = avg
-            lines.append(line)
-        checkpoint.finish(lines)
-        report.complete = True
-    return report
+        try:
+            for index, outcome in client.map(ask, planned):
+                row, _, schema = planned[index]
+                if isinstance(outcome, BaseException):
+                    raise outcome
+                if outcome.status == "call_error":
+                    kind = outcome.failure or "transient"
+                    report.failed[kind] = report.failed.get(kind, 0) + 1
+                    report.last_error = outcome.error
+                    if kind != "rejected":
+                        continue  # asked again by the next run
+                if outcome.status == "parse_error":
+                    report.not_json += 1
+                usage = outcome.usage
+                # A request refused for itself (a 4xx, a schema the SDK cannot send) is SOB's failed call: no candidate.
+                rejected = outcome.status == "call_error"
+                line = eval_line(
+                    row,
+                    None if rejected else candidate_of(provider, structured, outcome.raw_text),
+                    model_id=options.model_id,
+                    schema=schema,
+                    input_tokens=usage.input_tokens,
+                    output_tokens=usage.output_tokens,
+                    avg_time=0.0,
+                )
+                checkpoint.append(line)
+                done[str(row["record_id"])] = line
+                report.answered += 1
+                progress(f"{report.already_done + report.answered}/{report.total}")
+        finally:
+            checkpoint.close()
+        report.stop = client.stop
+        report.usage = tally.report()
+        tally.save(store.con)
+        if all(str(row["record_id"]) in done for row in rows):
+            # SOB's avg_time_per_record: this run's wall time over the records it asked for.
+            avg = round((time.perf_counter() - started) / max(1, len(wanted)), 4)
+            lines = []
+            for row in rows:
+                line = done[str(row["record_id"])]
+                line["eval_info"]["avg_time_per_record"] = avg
+                lines.append(line)
+            checkpoint.finish(lines)
+            report.complete = True
+        return report
