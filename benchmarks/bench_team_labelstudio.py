@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import re
 import statistics
 import sys
 import tempfile
@@ -31,6 +32,7 @@ from benchmarks.team_curators import Service, reconcile, run_curators, team_item
 from build_split.sources import sample_authored  # noqa: E402
 
 P95_TARGET_S = 3.0
+CYCLE_LINE = re.compile(r"\(([\d.]+) s, (\d+) request\(s\) to Label Studio\)")  # --serve's line per cycle
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -102,6 +104,14 @@ def main(argv: list[str] | None = None) -> int:
         print(
             f"feedback latency: median {statistics.median(latencies):.2f} s, p95 {run.p95():.2f} s, "
             f"max {latencies[-1]:.2f} s (target p95 < {P95_TARGET_S:g} s)"
+        )
+    cycles = [m.groups() for m in map(CYCLE_LINE.search, output.splitlines()) if m]
+    if cycles and run.submitted:
+        requests = sum(int(n) for _, n in cycles)
+        took = sorted(float(t) for t, _ in cycles)
+        print(
+            f"--serve: {len(cycles)} cycles (median {statistics.median(took):.2f} s, max {took[-1]:.2f} s), "
+            f"{requests} requests to Label Studio ({requests / len(run.submitted):.1f} per submission)"
         )
     if reconciled.kept_as:
         statuses = Counter(reconciled.kept_as.values())

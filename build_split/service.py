@@ -168,6 +168,7 @@ def _cycle(
     echo: Callable[[str], None],
 ) -> None:
     started = time.monotonic()
+    requests_before = session.requests.total()
     cycle = RunSummary()
     try:
         run_once(options, cycle, session, echo, quiet=True, task_ids=receiver.take_task_ids() if woken else None)
@@ -183,5 +184,6 @@ def _cycle(
         what = ", ".join(f"{k} {v}" for k, v in pulled.items() if v) or "nothing new"
         echo(
             f"{'webhook' if woken else 'poll'}: pulled {what}; {cycle.bounced} sent back, "
-            f"{cycle.verdicts} verdict(s) written back ({took:.2f} s)"
+            f"{cycle.verdicts} verdict(s) written back ({took:.2f} s, "
+            f"{session.requests.total() - requests_before} request(s) to Label Studio)"
         )

@@ -166,12 +166,7 @@ def push(
         None,
     )
     if known is not None:  # new answers since: the same task shows them, and waits for the adjudicator again
-        session.call(
-            f"updating adjudication task {known.task_id}",
-            session.client.tasks.update,
-            id=known.task_id,
-            data=task["data"],
-        )
+        session.write_task_data(known.task_id, task["data"], "updating adjudication task")
         ls_state.queue_feedback(
             store,
             session.base_url,

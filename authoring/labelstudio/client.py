@@ -8,7 +8,9 @@ import hashlib
 import json
 import os
 import queue
+import re
 import threading
+from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -32,6 +34,8 @@ PULL_OMIT = (
 LIST_OMIT = PULL_OMIT + ",annotations"
 
 T = TypeVar("T")
+TASK_DATA_KEPT = 4096  # tasks whose data a session keeps between a cycle's writes
+_NUMBERED = re.compile(r"\(page \d+\)|\d+")  # what a request counts under: "reading task 12" -> "reading task"
 
 
 def source_item_key(source: str, source_id: str) -> str:
@@ -98,12 +102,18 @@ class LabelStudioSession:
         # reads each once, not once per cycle and stage.
         self.ensured: dict[tuple[str, str, str, int, int], ls_state.ProjectRow] = {}
         self.media_modes: dict[int, str] = {}  # project id -> how its page images reach the server (page_tasks)
+        # Requests made, by what they did ("reading task", ...): what a cycle costs the server (benchmarks read it).
+        self.requests: Counter[str] = Counter()
+        # Task data this session read or wrote lately (task id -> data): writing a task's feedback needs its whole
+        # data (Label Studio replaces it), and reading it again each time was most of a cycle's requests.
+        self._task_data: dict[int, dict[str, Any]] = {}
 
     def call(self, what: str, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         """Run one SDK call; turn transport and API errors into errors a curator can act on."""
         import httpx
         from label_studio_sdk.core.api_error import ApiError
 
+        self.requests[" ".join(_NUMBERED.sub("", what).split())] += 1
         try:
             return fn(*args, **kwargs)
         except httpx.TransportError as exc:
@@ -124,6 +134,28 @@ class LabelStudioSession:
                 f"Label Studio at {self.base_url} answered HTTP {exc.status_code} while {what}: {exc.body}",
                 exc.status_code,
             ) from exc
+
+    def remember_task_data(self, task_id: int, data: Mapping[str, Any]) -> None:
+        """Keep a task's data as just read or written, for the writes of this cycle."""
+        if len(self._task_data) >= TASK_DATA_KEPT:
+            self._task_data.pop(next(iter(self._task_data)))
+        self._task_data[task_id] = dict(data)
+
+    def forget_task_data(self) -> None:
+        """A new cycle: another process may have written tasks since, so their data is read again."""
+        self._task_data.clear()
+
+    def task_data(self, task_id: int) -> dict[str, Any]:
+        """A task's data: as this cycle last read or wrote it, else read from the server (404: raises)."""
+        if task_id not in self._task_data:
+            task = self.call(f"reading task {task_id}", self.client.tasks.get, id=task_id)
+            self.remember_task_data(task_id, task.data or {})
+        return dict(self._task_data[task_id])
+
+    def write_task_data(self, task_id: int, data: Mapping[str, Any], what: str) -> None:
+        """Replace a task's data (Label Studio keeps no part of the old one) and remember it."""
+        self.call(f"{what} {task_id}", self.client.tasks.update, id=task_id, data=dict(data))
+        self.remember_task_data(task_id, data)
 
     def check_reachable(self, timeout_s: float | None = None) -> None:
         """One quick request before a run relies on the server: a URL that accepts connections and never answers

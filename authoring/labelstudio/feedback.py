@@ -71,12 +71,11 @@ def flush_feedback(
     written = 0
     for source_id, task_id, text in ls_state.pending_feedback(store, session.base_url, project.project_id):
         try:
-            task = session.call(f"reading task {task_id}", session.client.tasks.get, id=task_id)
+            data = session.task_data(task_id)
         except LabelStudioError as exc:
             if exc.status_code != 404:
                 raise
             continue  # the task was deleted in Label Studio: nowhere to write; the record keeps its state
-        data = dict(task.data or {})
         data["feedback"] = text
         found = _task_record(store, session.base_url, project.project_id, source_id)
         if found is not None:  # the reviewer's open flags, and a label per JSON path of the current answer
@@ -84,7 +83,12 @@ def flush_feedback(
             data["review_flags"] = flags_text(record.provenance.review)
             data["evidence_paths"] = ls_evidence.label_options(record.output.ground_truth, record.output.evidence)
             data |= task_columns(state, record.provenance.review)
-        session.call(f"writing feedback into task {task_id}", session.client.tasks.update, id=task_id, data=data)
+        try:
+            session.write_task_data(task_id, data, "writing feedback into task")
+        except LabelStudioError as exc:
+            if exc.status_code != 404:
+                raise
+            continue  # deleted between the cycle's read and this write: as above
         ls_state.feedback_written(store, session.base_url, project.project_id, source_id, text)
         written += 1
     return written

@@ -170,9 +170,8 @@ def _prefill_existing(
 ) -> None:
     """A task pushed before the item had a record, not annotated yet: it gets the record's prefill and flags."""
     prefilled = _prefill(item, stored, held_feedback(store, stored))
-    task = session.call(f"reading task {row.task_id}", session.client.tasks.get, id=row.task_id)
-    data = dict(task.data or {}) | prefilled["data"]
-    session.call(f"writing the record into task {row.task_id}", session.client.tasks.update, id=row.task_id, data=data)
+    data = session.task_data(row.task_id) | prefilled["data"]
+    session.write_task_data(row.task_id, data, "writing the record into task")
     for prediction in prefilled.get("predictions", []):
         session.call(
             f"prefilling task {row.task_id}",

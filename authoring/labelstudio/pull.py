@@ -34,6 +34,8 @@ from core.store import StateChange, Store
 CURATOR_STAGE = "curator"  # reasons the curator gave (reject, needs discussion)
 # Tasks updated this long before the last checkpoint are listed again (clock skew, late commits).
 CHECKPOINT_OVERLAP = timedelta(minutes=5)
+TASKS_PER_READ = 50  # task ids one filtered listing asks for: the filter travels in the URL
+READ_OMIT = PULL_OMIT.replace("data,", "", 1)  # a webhook's tasks are read with their data (feedback rewrites it)
 
 
 @dataclass
@@ -122,29 +124,38 @@ class TaskAnnotations:
 
 
 def pull_tasks(store: Store, session: LabelStudioSession, source: str, task_ids: Sequence[int]) -> PullResult:
-    """Pull the annotations of these tasks only (the ones a webhook named): a request per task instead of a
+    """Pull the annotations of these tasks only (the ones a webhook named): a filtered listing of them instead of a
     listing of every task updated lately. The checkpoint does not move: the next full pull still covers them."""
     project = ensure_project(store, session, source)
     result = PullResult(project_id=project.project_id)
+    wanted = list(dict.fromkeys(task_ids))
     page = []
-    for task_id in dict.fromkeys(task_ids):
-        try:
-            task = session.call(f"reading task {task_id}", session.client.tasks.get, id=task_id)
-        except LabelStudioError as exc:
-            if exc.status_code not in (400, 404):  # the server failing is not one bad webhook
-                raise
-            result.counts["unknown_task"] += 1  # deleted since, or never there: a webhook is only a hint
-            continue
+    for task in read_tasks(session, project.project_id, wanted):
         raw = task if isinstance(task, dict) else task.model_dump(mode="json")
-        if raw.get("project") not in (None, project.project_id):  # another project's task: not this pull's
-            result.counts["unknown_task"] += 1
-            continue
+        session.remember_task_data(int(raw["id"]), raw.get("data") or {})  # the feedback written below needs no read
         page.append(TaskAnnotations.of(raw))
+    # Deleted since, never there, or another project's: a webhook is only a hint.
+    result.counts["unknown_task"] += len(wanted) - len(page)
     result.tasks_seen = len(page)
     rows = ls_state.tasks_by_id(store, session.base_url, project.project_id)
     _take_page(store, session, source, project.project_id, page, rows, store.source_items(source), result)
     result.feedback_written += flush_feedback(store, session, source, project)
     return result
+
+
+def read_tasks(session: LabelStudioSession, project_id: int, task_ids: Sequence[int]) -> list[Any]:
+    """These tasks of the project, with their data and annotations: a filtered listing per TASKS_PER_READ ids.
+    Reading one task costs Label Studio about as much as a listing of ten (measured: 190 ms against 260 ms)."""
+    found: list[Any] = []
+    for start in range(0, len(task_ids), TASKS_PER_READ):
+        chunk = task_ids[start : start + TASKS_PER_READ]
+        items = [{"filter": "filter:tasks:id", "operator": "equal", "type": "Number", "value": int(i)} for i in chunk]
+        query = {"filters": {"conjunction": "or", "items": items}}
+        for listed in list_project_tasks(
+            session, project_id, fields="all", omit=READ_OMIT, query=query, what="reading tasks"
+        ):
+            found.extend(listed)
+    return found
 
 
 def _annotated_pages(

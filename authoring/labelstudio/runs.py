@@ -36,6 +36,7 @@ def sync(
     """Push new candidates, then pull finished annotations: what one run of the pipeline does. With `task_ids`
     (a webhook named them): pull those tasks only, push nothing. With two curators per record (`settings.overlap`),
     `compare` compares their answers (`scoring.curator_agreement.compare_answers`)."""
+    session.forget_task_data()  # tasks another process wrote since the last cycle are read again
     project = ensure_project(store, session, source)
     if session.settings.overlap > 1:  # two curators per record: the tasks a webhook named are not enough to compare
         from authoring.labelstudio.overlap import sync_two_curators

@@ -23,6 +23,8 @@ from core.sources import get_source, source_names
 from core.store import StateChange, Store
 from tests.ci import missing
 
+FEEDBACK_KEYS = {"feedback", "review_flags", "evidence_paths", "state", "open_flags"}  # what feedback rewrites
+
 LABEL_STUDIO_BACKENDS = ("sqlite", "postgresql")  # the server's core runs on both (conftest.py)
 
 SCHEMA = {
@@ -417,6 +419,38 @@ def test_validation_failures_are_bounced_with_feedback(store: Store, ls_session)
     assert state == RecordState.NEEDS_REVISION and reasons[0].code == "value_not_in_context"
     assert "is not in the context" in ls_session.client.tasks.get(id=task_id).data["feedback"]
     assert ls.bounce_validation_failures(store, ls_session, "hotpotqa") == 0
+
+
+def test_a_webhook_cycle_reads_each_task_once_and_keeps_what_another_process_wrote(
+    store: Store, ls_session, ls_settings
+) -> None:
+    """Writing feedback replaces a task's whole data: a cycle reuses the data its pull read (one read per task,
+    not one per write), and the next cycle reads again, so data another process wrote in between is kept."""
+    load(store, make_items(1))
+    ls.push_tasks(store, ls_session, "hotpotqa")
+    task_id = task_of(store, ls_session, "hotpotqa-000")
+    pushed = ls_session.client.tasks.get(id=task_id).data
+    annotate(ls_session, task_id)
+    before = ls_session.requests.copy()
+    ls.sync(store, ls_session, "hotpotqa", task_ids=[task_id])
+    (stored,) = list(store.records("hotpotqa"))
+    reason = Reason(stage="validation", code="value_not_in_context", message="years: '1958' is not in the context")
+    store.apply([StateChange(stored.record.record_id, RecordState.REJECTED, "validation", reasons=[reason])])
+    assert ls.bounce_validation_failures(store, ls_session, "hotpotqa") == 1
+    made = ls_session.requests - before
+    # One listing reads the webhook's tasks with their data; feedback writes reuse it.
+    assert made["reading tasks"] == 1 and made["reading task"] == 0 and made["writing feedback into task"] >= 1, made
+    data = ls_session.client.tasks.get(id=task_id).data
+    assert "is not in the context" in data["feedback"]
+    assert {k: v for k, v in data.items() if k in pushed and k not in FEEDBACK_KEYS} == {
+        k: v for k, v in pushed.items() if k not in FEEDBACK_KEYS
+    }
+    # Another process writes the task between two cycles; the next cycle's write keeps its part.
+    other = ls.LabelStudioSession(ls_settings)
+    other.client.tasks.update(id=task_id, data=data | {"note_from_elsewhere": "kept"})
+    annotate(ls_session, task_id)
+    ls.sync(store, ls_session, "hotpotqa", task_ids=[task_id])
+    assert ls_session.client.tasks.get(id=task_id).data.get("note_from_elsewhere") == "kept"
 
 
 def test_sync_pushes_and_pulls_in_one_run(store: Store, ls_session, capsys, monkeypatch) -> None:
