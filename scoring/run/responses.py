@@ -8,8 +8,9 @@ column of the release row; `input` the context, question and the schema the mode
 (`text_responses`, `images_responses`, `audio_responses`) and `/` in a model id written `_`.
 
 Each finished record is appended to `<file>.partial` at once (and flushed), so a run killed half
-way keeps what it paid for; the final file, in the release's order, replaces the partial one when
-every record has its answer.
+way keeps what it paid for: only what the release cannot give back (the record id, the candidate
+response and the token counts), since writing the whole line per call cost the calls CPU. The final
+file, built from the release in its order, replaces the partial one when every record has its answer.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from __future__ import annotations
 import json
 import os
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -116,8 +118,53 @@ def read_finished(path: Path) -> dict[str, dict[str, Any]]:
     return done
 
 
+@dataclass(frozen=True)
+class Answered:
+    """What the checkpoint keeps of a finished record: the rest of its line comes from the release."""
+
+    candidate: Any
+    input_tokens: int
+    output_tokens: int
+
+    def to_json(self, record_id: str) -> str:
+        fields = {"record_id": record_id, "candidate_response": self.candidate}
+        return json.dumps(fields | {"input_tokens": self.input_tokens, "output_tokens": self.output_tokens})
+
+    @classmethod
+    def of_line(cls, line: dict[str, Any]) -> Answered:
+        """From a whole SOB line (a final file, or a partial one an earlier version wrote)."""
+        info = line.get("eval_info") or {}
+        candidate = (line.get("output") or {}).get("candidate_response")
+        return cls(candidate, int(info.get("input_tokens") or 0), int(info.get("output_tokens") or 0))
+
+
+def read_answered(path: Path) -> dict[str, Answered]:
+    """record id -> what was answered, from a partial file (its own lines, or whole SOB lines); a line cut short
+    by a kill is ignored."""
+    found: dict[str, Answered] = {}
+    if not path.exists():
+        return found
+    with path.open(encoding="utf-8") as handle:
+        for text in handle:
+            try:
+                line = json.loads(text)
+            except json.JSONDecodeError:
+                continue  # the last line of a killed run
+            if not isinstance(line, dict):
+                continue
+            if "metadata" in line:
+                record_id = (line.get("metadata") or {}).get("record_id")
+                if record_id is not None:
+                    found[str(record_id)] = Answered.of_line(line)
+            elif line.get("record_id") is not None and "candidate_response" in line:
+                tokens = int(line.get("input_tokens") or 0), int(line.get("output_tokens") or 0)
+                found[str(line["record_id"])] = Answered(line["candidate_response"], *tokens)
+    return found
+
+
 class Checkpoint:
-    """Appends each finished line to the partial file and flushes it (a kill loses no paid answer)."""
+    """Appends what each finished record was answered to the partial file and flushes it (a kill loses no paid
+    answer)."""
 
     def __init__(self, final: Path) -> None:
         self.final = final
@@ -125,8 +172,8 @@ class Checkpoint:
         final.parent.mkdir(parents=True, exist_ok=True)
         self._handle = self.partial.open("a", encoding="utf-8")
 
-    def append(self, line: dict[str, Any]) -> None:
-        self._handle.write(json.dumps(line) + "\n")
+    def append(self, record_id: str, answered: Answered) -> None:
+        self._handle.write(answered.to_json(record_id) + "\n")
         self._handle.flush()
 
     def close(self) -> None:

@@ -43,11 +43,13 @@ from scoring.run.prompts import (
     strict_schema,
 )
 from scoring.run.responses import (
+    Answered,
     Checkpoint,
     eval_line,
     extract_json,
     loads_or_text,
     partial_path,
+    read_answered,
     read_finished,
     response_path,
 )
@@ -154,6 +156,20 @@ def request_for(options: RunOptions, row: dict[str, Any]) -> tuple[LLMRequest, A
     return request, sent
 
 
+def line_of(options: RunOptions, row: dict[str, Any], answer: Answered) -> dict[str, Any]:
+    """SOB's line for a record the checkpoint says was answered."""
+    provider, structured = options.settings.provider, options.settings.structured
+    return eval_line(
+        row,
+        answer.candidate,
+        model_id=options.model_id,
+        schema=effective_schema(provider, structured, parse_schema(row.get("json_schema"))),
+        input_tokens=answer.input_tokens,
+        output_tokens=answer.output_tokens,
+        avg_time=0.0,
+    )
+
+
 def make_client(backend: Any, options: RunOptions, store: Store, tally: UsageTally) -> LLMClient:
     return LLMClient(
         backend,
@@ -193,8 +209,8 @@ def run_inference(
             threads_each = -(-options.concurrency // options.processes)
             backend = workers.enter_context(ProcessBackend(backend, backend_factory, options.processes, threads_each))
         client = make_client(backend, options, store, tally)
-        done |= read_finished(partial_path(final))
-        wanted = [row for row in rows if str(row["record_id"]) not in done]
+        answered = read_answered(partial_path(final))
+        wanted = [row for row in rows if str(row["record_id"]) not in done and str(row["record_id"]) not in answered]
         report.already_done = report.total - len(wanted)
         checkpoint = Checkpoint(final)
         provider, structured = options.settings.provider, options.settings.structured
@@ -207,7 +223,7 @@ def run_inference(
 
         try:
             for index, outcome in client.map(ask, planned):
-                row, _, schema = planned[index]
+                row = planned[index][0]
                 if isinstance(outcome, BaseException):
                     raise outcome
                 if outcome.status == "call_error":
@@ -221,17 +237,10 @@ def run_inference(
                 usage = outcome.usage
                 # A request refused for itself (a 4xx, a schema the SDK cannot send) is SOB's failed call: no candidate.
                 rejected = outcome.status == "call_error"
-                line = eval_line(
-                    row,
-                    None if rejected else candidate_of(provider, structured, outcome.raw_text),
-                    model_id=options.model_id,
-                    schema=schema,
-                    input_tokens=usage.input_tokens,
-                    output_tokens=usage.output_tokens,
-                    avg_time=0.0,
-                )
-                checkpoint.append(line)
-                done[str(row["record_id"])] = line
+                candidate = None if rejected else candidate_of(provider, structured, outcome.raw_text)
+                answer = Answered(candidate, usage.input_tokens, usage.output_tokens)
+                checkpoint.append(str(row["record_id"]), answer)
+                answered[str(row["record_id"])] = answer
                 report.answered += 1
                 progress(f"{report.already_done + report.answered}/{report.total}")
         finally:
@@ -239,12 +248,12 @@ def run_inference(
         report.stop = client.stop
         report.usage = tally.report()
         tally.save(store.con)
-        if all(str(row["record_id"]) in done for row in rows):
+        if all(str(row["record_id"]) in done or str(row["record_id"]) in answered for row in rows):
             # SOB's avg_time_per_record: this run's wall time over the records it asked for.
             avg = round((time.perf_counter() - started) / max(1, len(wanted)), 4)
             lines = []
             for row in rows:
-                line = done[str(row["record_id"])]
+                line = done.get(str(row["record_id"])) or line_of(options, row, answered[str(row["record_id"])])
                 line["eval_info"]["avg_time_per_record"] = avg
                 lines.append(line)
             checkpoint.finish(lines)

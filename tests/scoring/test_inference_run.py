@@ -16,6 +16,7 @@ from pathlib import Path
 from scoring.cli import main as score_main
 from scoring.run.cli import main
 from scoring.run.prompts import build_user_message
+from scoring.run.responses import Answered, read_answered
 from tests.llm.fake_anthropic import anthropic_key_invalid
 from tests.llm.fakes import key_invalid
 from tests.scoring.inference_support import SECRET, clean_env, nulls_answer, run_args, stand_in
@@ -89,7 +90,7 @@ def test_a_killed_run_resumes_without_repeating_a_finished_call(scored_release, 
         log.close()
     log_text = (tmp_path / "run.log").read_text()
     assert process.returncode == -signal.SIGKILL and "Traceback" not in log_text, log_text[-2000:]
-    finished = read_lines(partial)  # a line cut short by the kill would be left out
+    finished = {line["record_id"] for line in read_lines(partial)}  # a line cut short by the kill: left out
     assert 6 <= len(finished) < 24
     assert not (out / RESPONSES).exists()  # not complete: no response file yet
     before = server.total_model_calls
@@ -97,10 +98,11 @@ def test_a_killed_run_resumes_without_repeating_a_finished_call(scored_release, 
         assert main(args) == 0
     finally:
         server.close()
-    for line in finished:
-        assert server.model_calls[user_hash(line)] == 1, "a finished call was asked again"
     lines = read_lines(out / RESPONSES)
     assert len(lines) == 24 and not partial.exists()
+    for line in lines:
+        if line["metadata"]["record_id"] in finished:
+            assert server.model_calls[user_hash(line)] == 1, "a finished call was asked again"
     # only the calls in flight when the kill landed (at most the concurrency, 2) can have been paid twice
     assert server.total_model_calls - before <= 24 - len(finished) + 2
     assert all(server.model_calls[user_hash(line)] >= 1 for line in lines)
@@ -232,3 +234,19 @@ def test_bad_input_is_one_clear_line(scored_release, tmp_path, monkeypatch, caps
     finally:
         server.close()
     assert server.requests == []  # nothing was sent
+
+
+def test_the_checkpoint_reads_its_own_lines_whole_sob_lines_and_skips_a_cut_one(tmp_path):
+    """A partial file keeps the record id, the candidate and the tokens; one an earlier version wrote holds whole
+    SOB lines; the last line of a killed run may be cut short."""
+    partial = tmp_path / "response_m.jsonl.partial"
+    whole = {
+        "metadata": {"record_id": "r2", "difficulty": "easy", "model_id": "m"},
+        "input": {"context": "c", "question": "q", "json_schema": {}},
+        "output": {"candidate_response": {"a": 2}, "ground_truth": {"a": 2}},
+        "eval_info": {"input_tokens": 7, "output_tokens": 3, "avg_time_per_record": 0.0},
+    }
+    lines = [Answered({"a": 1}, 10, 4).to_json("r1"), json.dumps(whole), '{"record_id": "r3", "candidate_re']
+    partial.write_text("\n".join(lines), encoding="utf-8")
+    found = read_answered(partial)
+    assert found == {"r1": Answered({"a": 1}, 10, 4), "r2": Answered({"a": 2}, 7, 3)}
