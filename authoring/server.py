@@ -39,7 +39,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from authoring import loopback_webhooks, server_guard
+from authoring import loopback_webhooks, server_guard, server_workers
 from authoring.database import DatabaseError, PostgresDatabase, database_from
 from core.stop_signals import Terminated, stop_on_signals
 
@@ -185,8 +185,10 @@ class LabelStudioServer:
         startup_timeout_s: float = STARTUP_TIMEOUT_S,
         files_root: Path | str | None = None,
         database: PostgresDatabase | None = None,
+        workers: int = 1,
     ) -> None:
         self.database = database  # None: SQLite in the data dir
+        self.workers = workers  # >1: gunicorn with this many processes (authoring/server_workers.py)
         self.data_dir = Path(data_dir).resolve()
         # What it may serve as local files (page images): `<workspace>/media` for a workspace's server.
         self.files_root = Path(files_root).resolve() if files_root else self.data_dir.parent / "media"
@@ -253,6 +255,13 @@ class LabelStudioServer:
 
     def command(self) -> list[str]:
         assert self.credentials is not None
+        if self.workers > 1:
+            try:
+                return server_workers.serve_command(
+                    find_label_studio_bin(self.binary), self.host, self.port, self.workers
+                )
+            except server_workers.WorkersUnavailable as exc:
+                raise LabelStudioServerError(str(exc)) from exc
         return [
             str(find_label_studio_bin(self.binary)),
             "start",
@@ -288,12 +297,16 @@ class LabelStudioServer:
         self.files_root.mkdir(parents=True, exist_ok=True)
         self.credentials = load_or_create_credentials(self.data_dir)
         command = self.command()
+        env = self.environment()
+        if self.workers > 1:
+            self._initialise(env)
+            env["DJANGO_SETTINGS_MODULE"] = server_workers.SETTINGS_MODULE
         log = self.log_path.open("ab")
         try:
             self.process = subprocess.Popen(
                 command,
                 cwd=self.data_dir,
-                env=self.environment(),
+                env=env,
                 stdin=subprocess.DEVNULL,
                 stdout=log,
                 stderr=subprocess.STDOUT,
@@ -310,6 +323,36 @@ class LabelStudioServer:
             self.stop()
             raise
         return self
+
+    def _initialise(self, env: dict[str, str]) -> None:
+        """Before worker processes serve it: the migrations and the toolkit's user, as `label-studio start` does."""
+        assert self.credentials is not None
+        command = server_workers.init_command(
+            find_label_studio_bin(self.binary), self.data_dir, self.credentials.username
+        )
+        with self.log_path.open("ab") as log:
+            try:
+                done = subprocess.run(
+                    command,
+                    cwd=self.data_dir,
+                    env=env,
+                    stdin=subprocess.DEVNULL,
+                    stdout=log,
+                    stderr=subprocess.STDOUT,
+                    umask=0o077,
+                    timeout=self.startup_timeout_s,
+                    check=False,
+                )
+            except subprocess.TimeoutExpired as exc:
+                raise LabelStudioServerError(
+                    f"Label Studio's migrations did not finish within {self.startup_timeout_s:.0f}s; "
+                    f"log {self.log_path}:\n{self._log_tail()}"
+                ) from exc
+        if done.returncode != 0:
+            raise LabelStudioServerError(
+                f"Label Studio's migrations failed (exit code {done.returncode}); log {self.log_path}:\n"
+                f"{self._log_tail()}"
+            )
 
     def _log_tail(self, lines: int = 25) -> str:
         try:
@@ -421,6 +464,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="PostgreSQL for Label Studio's data, postgresql://USER@HOST:PORT/NAME (else LABEL_STUDIO_DATABASE_URL; "
         "the password from LABEL_STUDIO_DATABASE_PASSWORD or PGPASSWORD); default: SQLite in its data dir",
     )
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        metavar="N",
+        help="serve Label Studio from N processes (gunicorn, as its Docker image runs it): a team's host on "
+        "PostgreSQL; default 1, its development server",
+    )
     return parser
 
 
@@ -428,13 +479,18 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         database = database_from(args.database)
-        server = LabelStudioServer.for_workspace(args.workspace, port=args.port, host=args.host, database=database)
+        if args.workers < 1:
+            raise LabelStudioServerError(f"--workers must be at least 1, not {args.workers}")
+        server = LabelStudioServer.for_workspace(
+            args.workspace, port=args.port, host=args.host, database=database, workers=args.workers
+        )
         server.start()
     except (LabelStudioServerError, DatabaseError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     assert server.credentials is not None
-    print(f"Label Studio is up at {server.url}" + (f" on {database.url}" if database else ""))
+    processes = f", {args.workers} processes" if args.workers > 1 else ""
+    print(f"Label Studio is up at {server.url}" + (f" on {database.url}" if database else "") + processes)
     print(f"  log in as {server.credentials.username}; password and API token in {server.data_dir}/credentials.json")
     print(f"  for the toolkit: export LABEL_STUDIO_URL={server.url} LABEL_STUDIO_API_KEY=<token from that file>")
     print("Press Ctrl-C to stop it.")

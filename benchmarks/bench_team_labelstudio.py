@@ -3,17 +3,21 @@ Label Studio user signed up through the invite link with their own token, submit
 (default 10 minutes); each waits for the toolkit's verdict on one submission before the next.
 
     .venv/bin/python benchmarks/bench_team_labelstudio.py [--curators 10] [--minutes 10] [--database postgresql]
+        [--workers 2]
 
 Prints: submissions, none lost or applied twice (the store's revisions against Label Studio's annotations), every
 verdict back in its task, and the feedback latency (submission to verdict in the task: median, p95, max; the
 target is p95 < 3 s on 2 cores). Starts its own Label Studio in a temporary data dir, on SQLite or on a
-PostgreSQL server it starts itself (`--database postgresql`: Debian's postgresql package, as the tests do).
+PostgreSQL server it starts itself (`--database postgresql`: Debian's postgresql package, as the tests do),
+served by one process or by `--workers N` (gunicorn); or uses the one LABEL_STUDIO_URL and LABEL_STUDIO_API_KEY
+name.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import os
 import re
 import statistics
 import sys
@@ -21,6 +25,7 @@ import tempfile
 import time
 import uuid
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -33,6 +38,12 @@ from build_split.sources import sample_authored  # noqa: E402
 
 P95_TARGET_S = 3.0
 CYCLE_LINE = re.compile(r"\(([\d.]+) s, (\d+) request\(s\) to Label Studio\)")  # --serve's line per cycle
+
+
+@dataclass(frozen=True)
+class RunningServer:
+    url: str
+    api_key: str
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -48,6 +59,9 @@ def main(argv: list[str] | None = None) -> int:
         help="seconds between a waiting curator's looks at their task (default 5; the latency is taken on Label "
         "Studio's clock, so this only sets the load the waiting adds)",
     )
+    parser.add_argument(
+        "--workers", type=int, default=1, help="the started Label Studio's processes (default 1: development server)"
+    )
     args = parser.parse_args(argv)
 
     with tempfile.TemporaryDirectory(prefix="sob-bench-team-") as tmp, contextlib.ExitStack() as stack:
@@ -57,13 +71,27 @@ def main(argv: list[str] | None = None) -> int:
             from tests.postgres import PostgresServer
 
             database = stack.enter_context(PostgresServer()).create_database("label_studio")
-        server = LabelStudioServer(
-            tmp_path / "label-studio", port=free_port(), database=database, startup_timeout_s=1200
-        )
-        print(f"starting Label Studio on {args.database} (migrations: a minute or more) ...", flush=True)
-        started = time.monotonic()
-        stack.enter_context(server)
-        print(f"  up in {time.monotonic() - started:.0f} s")
+        server: LabelStudioServer | RunningServer
+        if os.environ.get("LABEL_STUDIO_URL") and os.environ.get("LABEL_STUDIO_API_KEY"):
+            # A Label Studio already running (a team host's, deployed as its users deploy it): used as it is.
+            server = RunningServer(os.environ["LABEL_STUDIO_URL"].rstrip("/"), os.environ["LABEL_STUDIO_API_KEY"])
+            print(f"using the Label Studio at {server.url}", flush=True)
+        else:
+            server = LabelStudioServer(
+                tmp_path / "label-studio",
+                port=free_port(),
+                database=database,
+                startup_timeout_s=1200,
+                workers=args.workers,
+            )
+            print(
+                f"starting Label Studio on {args.database}, {args.workers} process(es) (migrations: a minute or "
+                "more) ...",
+                flush=True,
+            )
+            started = time.monotonic()
+            stack.enter_context(server)
+            print(f"  up in {time.monotonic() - started:.0f} s")
         admin = LabelStudioSession(LabelStudioSettings(url=server.url, api_key=server.api_key))
         invite = accounts.invite_url(admin)
         team = [

@@ -105,6 +105,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     ls.add_argument("--label-studio-port", type=int, help="port for --start-label-studio (default 8080)")
     ls.add_argument(
+        "--label-studio-workers",
+        type=int,
+        default=1,
+        metavar="N",
+        help="with --start-label-studio: serve Label Studio from N processes (gunicorn, as its Docker image runs it) "
+        "for a team's host; default 1, its development server",
+    )
+    ls.add_argument(
         "--database",
         metavar="URL",
         help="with --start-label-studio: Label Studio's data on PostgreSQL, postgresql://USER@HOST:PORT/NAME (else "
@@ -388,6 +396,7 @@ def main(argv: list[str] | None = None) -> int:
             label_studio_api_key=args.label_studio_api_key,
             start_label_studio=args.start_label_studio,
             label_studio_port=args.label_studio_port,
+            label_studio_workers=args.label_studio_workers,
             keep_label_studio=args.keep_label_studio,
             database=args.database,
             label_studio_media=args.label_studio_media,

@@ -32,6 +32,7 @@ class RunOptions(BaseModel):
     label_studio_api_key: str | None = Field(default=None, repr=False)  # a secret: never printed
     start_label_studio: bool = False
     label_studio_port: int | None = Field(default=None, ge=1, le=65535)
+    label_studio_workers: int = Field(default=1, ge=1, le=64)  # a started Label Studio's processes
     keep_label_studio: bool = False
     database: str | None = None  # PostgreSQL for a started Label Studio: postgresql://USER@HOST:PORT/NAME, no password
     label_studio_media: Literal["auto", "local-files", "upload"] = "auto"  # how page images reach Label Studio
@@ -156,6 +157,13 @@ class RunOptions(BaseModel):
     def _hub_alone(cls, value: bool, info: ValidationInfo) -> bool:
         if value and (info.data.get("sample") or info.data.get("input") is not None):
             raise ValueError("--from-hub cannot be combined with --sample or --input: pass one source of items")
+        return value
+
+    @field_validator("label_studio_workers")
+    @classmethod
+    def _workers_of_a_started_server(cls, value: int, info: ValidationInfo) -> int:
+        if value > 1 and not info.data.get("start_label_studio"):
+            raise ValueError("sets the processes of a Label Studio the toolkit starts: add --start-label-studio")
         return value
 
     @field_validator("database")

@@ -275,6 +275,7 @@ def run(options: RunOptions, echo: Callable[[str], None] = print) -> RunSummary:
         api_key=options.label_studio_api_key,
         start=options.start_label_studio,
         port=options.label_studio_port,
+        workers=options.label_studio_workers,
         # an audit's reviewers work in the started server: it stays up for them until Ctrl-C
         keep_running=options.keep_label_studio or (options.audit is not None and options.start_label_studio),
         echo=echo,

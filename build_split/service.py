@@ -65,6 +65,7 @@ def serve(options: RunOptions, echo: Callable[[str], None] = print, *, poll_s: f
         api_key=options.label_studio_api_key,
         start=options.start_label_studio,
         port=options.label_studio_port,
+        workers=options.label_studio_workers,
         keep_running=False,
         echo=echo,
         overlap=options.overlap,

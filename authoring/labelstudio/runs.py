@@ -91,6 +91,7 @@ def label_studio_for_run(
     blind_second: bool = False,
     adopt: bool = False,
     database: str | None = None,
+    workers: int = 1,
     media: str = "auto",
 ) -> Iterator[LabelStudioSession | None]:
     """The Label Studio a run talks to: started in the workspace (`--start-label-studio`), given by
@@ -98,7 +99,8 @@ def label_studio_for_run(
 
     A started server is stopped when the block ends; with `keep_running` it serves the curators until
     Ctrl-C first. `overlap` curators author each record (`blind_second`: the second without the draft's answer).
-    `database`: a started server's PostgreSQL URL (else LABEL_STUDIO_DATABASE_URL, else SQLite); `media`: how page
+    `workers`: a started server's processes (authoring/server_workers.py). `database`: a started server's
+    PostgreSQL URL (else LABEL_STUDIO_DATABASE_URL, else SQLite); `media`: how page
     images reach Label Studio (authoring/media_upload.py).
     """
     two = {"overlap": overlap, "blind_second": blind_second, "adopt": adopt, "media": media}
@@ -115,8 +117,9 @@ def label_studio_for_run(
     from authoring.server import DEFAULT_PORT, LabelStudioServer
 
     db = database_from(database)
-    server = LabelStudioServer.for_workspace(workspace, port=port or DEFAULT_PORT, database=db)
+    server = LabelStudioServer.for_workspace(workspace, port=port or DEFAULT_PORT, database=db, workers=workers)
     on = f", its database {db.url}" if db is not None else ""
+    on += f", {workers} processes" if workers > 1 else ""
     echo(f"starting Label Studio in {server.data_dir}{on} (the first start takes about a minute) ...")
     server.start()
     if server.orphan_stopped is not None:

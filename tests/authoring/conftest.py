@@ -33,7 +33,8 @@ DEFAULT_BACKENDS = ("sqlite",)
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    """Tests that use the server run once per backend their module lists (SQLite alone by default)."""
+    """Tests that use the server run once per backend their module lists (SQLite alone by default; "sqlite",
+    "postgresql", and either with "-workers": two gunicorn processes)."""
     if "label_studio_backend" in metafunc.fixturenames:
         backends = getattr(metafunc.module, BACKENDS_ATTRIBUTE, DEFAULT_BACKENDS)
         metafunc.parametrize("label_studio_backend", backends, indirect=True, scope="session")
@@ -64,7 +65,7 @@ def label_studio_server(
     root = tmp_path_factory.getbasetemp()
     with contextlib.ExitStack() as stack:
         database = None
-        if label_studio_backend == "postgresql":
+        if label_studio_backend.startswith("postgresql"):
             from tests.postgres import PostgresServer, PostgresUnavailable
 
             try:
@@ -76,8 +77,10 @@ def label_studio_server(
         # The first start runs the migrations: a minute on 2 idle cores, several on a loaded machine. The start
         # waits for /health; the limit only ends a hung start (SOB_LABEL_STUDIO_STARTUP_S changes it).
         timeout = float(os.environ.get("SOB_LABEL_STUDIO_STARTUP_S") or 3 * STARTUP_TIMEOUT_S)
+        # "<database>-workers": served by gunicorn's worker processes (--label-studio-workers), a team host's way.
+        workers = 2 if label_studio_backend.endswith("-workers") else 1
         server = LabelStudioServer(
-            data_dir, port=free_port(), files_root=root, database=database, startup_timeout_s=timeout
+            data_dir, port=free_port(), files_root=root, database=database, startup_timeout_s=timeout, workers=workers
         )
         server.start()
         stack.callback(server.stop)  # before PostgreSQL stops: callbacks run last in, first out

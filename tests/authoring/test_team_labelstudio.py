@@ -19,7 +19,7 @@ from build_split.sources import sample_authored
 from core.models import RecordState
 from core.store import Store
 
-LABEL_STUDIO_BACKENDS = ("sqlite", "postgresql")  # a team's server runs on PostgreSQL (conftest.py)
+LABEL_STUDIO_BACKENDS = ("sqlite", "postgresql", "postgresql-workers")  # a team host: PostgreSQL, N processes
 
 SAMPLE = sample_authored("hotpotqa")
 SAMPLE_ITEMS = SAMPLE.parent / "sample.json"
