@@ -2,8 +2,8 @@
 team's host: `--start-label-studio --label-studio-workers N`.
 
 `label-studio start` serves every request from one Python process (Django's development server), so on a team's
-server the curators' requests queue behind each other: measured with 10 curators on 2 cores, a verdict took p95
-8.2 s to reach its task with one process and 3.1 s with two (docs/benchmarks.md). Here `label-studio init` first
+server the curators' requests queue behind each other: measured with 10 curators on 2 cores and SQLite, a verdict took
+p95 8.2 s to reach its task with one process, 3.1-5.9 s with two (docs/benchmarks.md). Here `label-studio init` first
 applies the migrations and creates the toolkit's user (then exits), and gunicorn (pure Python, installed in Label
 Studio's own virtualenv beside `label-studio`) then serves Label Studio's WSGI application from N processes.
 """
