@@ -38,6 +38,7 @@ import urllib.request
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO, Any
 
 from authoring import loopback_webhooks, server_guard, server_workers
 from authoring.database import DatabaseError, PostgresDatabase, database_from
@@ -305,13 +306,8 @@ class LabelStudioServer:
         try:
             self.process = subprocess.Popen(
                 command,
-                cwd=self.data_dir,
-                env=env,
-                stdin=subprocess.DEVNULL,
-                stdout=log,
-                stderr=subprocess.STDOUT,
+                **self._child(env, log),
                 start_new_session=True,  # its own process group: stop() reaches Django's children too
-                umask=0o077,  # the database and media it creates are readable by this user only
                 preexec_fn=_default_sigint,  # a caller started with `&` ignores Ctrl-C; the server must not
             )
         finally:
@@ -324,6 +320,17 @@ class LabelStudioServer:
             raise
         return self
 
+    def _child(self, env: dict[str, str], log: IO[bytes]) -> dict[str, Any]:
+        """How a Label Studio process is started: in its data dir, output to its log, files for this user only."""
+        return {
+            "cwd": self.data_dir,
+            "env": env,
+            "stdin": subprocess.DEVNULL,
+            "stdout": log,
+            "stderr": subprocess.STDOUT,
+            "umask": 0o077,  # the database and media it creates are readable by this user only
+        }
+
     def _initialise(self, env: dict[str, str]) -> None:
         """Before worker processes serve it: the migrations and the toolkit's user, as `label-studio start` does."""
         assert self.credentials is not None
@@ -332,17 +339,7 @@ class LabelStudioServer:
         )
         with self.log_path.open("ab") as log:
             try:
-                done = subprocess.run(
-                    command,
-                    cwd=self.data_dir,
-                    env=env,
-                    stdin=subprocess.DEVNULL,
-                    stdout=log,
-                    stderr=subprocess.STDOUT,
-                    umask=0o077,
-                    timeout=self.startup_timeout_s,
-                    check=False,
-                )
+                done = subprocess.run(command, **self._child(env, log), timeout=self.startup_timeout_s, check=False)
             except subprocess.TimeoutExpired as exc:
                 raise LabelStudioServerError(
                     f"Label Studio's migrations did not finish within {self.startup_timeout_s:.0f}s; "

@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -101,20 +102,27 @@ def partial_path(final: Path) -> Path:
     return final.with_name(final.name + ".partial")
 
 
-def read_finished(path: Path) -> dict[str, dict[str, Any]]:
-    """record id -> line, from a final or partial file; a line cut short by a kill is ignored."""
-    done: dict[str, dict[str, Any]] = {}
+def _json_objects(path: Path) -> Iterator[dict[str, Any]]:
+    """The JSON objects of a lines file; a line cut short by a kill (the last of a killed run) is skipped."""
     if not path.exists():
-        return done
+        return
     with path.open(encoding="utf-8") as handle:
         for text in handle:
             try:
                 line = json.loads(text)
             except json.JSONDecodeError:
-                continue  # the last line of a killed run
-            record_id = (line.get("metadata") or {}).get("record_id") if isinstance(line, dict) else None
-            if record_id is not None:
-                done[str(record_id)] = line
+                continue
+            if isinstance(line, dict):
+                yield line
+
+
+def read_finished(path: Path) -> dict[str, dict[str, Any]]:
+    """record id -> line, from a final file of whole SOB lines."""
+    done: dict[str, dict[str, Any]] = {}
+    for line in _json_objects(path):
+        record_id = (line.get("metadata") or {}).get("record_id")
+        if record_id is not None:
+            done[str(record_id)] = line
     return done
 
 
@@ -139,26 +147,13 @@ class Answered:
 
 
 def read_answered(path: Path) -> dict[str, Answered]:
-    """record id -> what was answered, from a partial file (its own lines, or whole SOB lines); a line cut short
-    by a kill is ignored."""
-    found: dict[str, Answered] = {}
-    if not path.exists():
-        return found
-    with path.open(encoding="utf-8") as handle:
-        for text in handle:
-            try:
-                line = json.loads(text)
-            except json.JSONDecodeError:
-                continue  # the last line of a killed run
-            if not isinstance(line, dict):
-                continue
-            if "metadata" in line:
-                record_id = (line.get("metadata") or {}).get("record_id")
-                if record_id is not None:
-                    found[str(record_id)] = Answered.of_line(line)
-            elif line.get("record_id") is not None and "candidate_response" in line:
-                tokens = int(line.get("input_tokens") or 0), int(line.get("output_tokens") or 0)
-                found[str(line["record_id"])] = Answered(line["candidate_response"], *tokens)
+    """record id -> what was answered, from a partial file (its own lines, or whole SOB lines an earlier version
+    wrote)."""
+    found = {record_id: Answered.of_line(line) for record_id, line in read_finished(path).items()}
+    for line in _json_objects(path):
+        if "metadata" not in line and line.get("record_id") is not None and "candidate_response" in line:
+            tokens = int(line.get("input_tokens") or 0), int(line.get("output_tokens") or 0)
+            found[str(line["record_id"])] = Answered(line["candidate_response"], *tokens)
     return found
 
 
