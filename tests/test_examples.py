@@ -43,7 +43,8 @@ SKIP_TEAM_HOST = (
 )
 SKIP_TEAM_SERVER = (
     "runs a team's server or service until stopped: tests/authoring/test_team_labelstudio.py runs --serve against "
-    "a Label Studio on PostgreSQL, tests/authoring/test_database_url.py checks --database"
+    "a Label Studio on PostgreSQL (one process, and two: tests/authoring/test_server_workers.py), "
+    "tests/authoring/test_database_url.py checks --database"
 )
 SKIP_ACTIVATE = "activates the virtualenv `make demo` creates: the examples here run with that virtualenv's python"
 SKIP_OWN_SOURCE = (
@@ -161,7 +162,7 @@ EXAMPLES: dict[str, str | None] = {
     "sudo --preserve-env=LABEL_STUDIO_DATABASE_PASSWORD bash scripts/install_postgresql.sh label_studio label_studio": (
         SKIP_TEAM_HOST
     ),
-    "python -m authoring.server --workspace workspace --host 0.0.0.0 --port 8080 "
+    "python -m authoring.server --workspace workspace --host 0.0.0.0 --port 8080 --workers 2 "
     "--database postgresql://label_studio@127.0.0.1:5432/label_studio": SKIP_TEAM_SERVER,
     "export LABEL_STUDIO_URL=http://127.0.0.1:8080 LABEL_STUDIO_API_KEY=ADMIN_TOKEN": SKIP_TEAM_SERVER,
     "python -m build_split --source hotpotqa --sample --serve": SKIP_TEAM_SERVER,

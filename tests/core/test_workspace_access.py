@@ -4,6 +4,7 @@ takes the store, and a pid that now belongs to another process."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -36,13 +37,13 @@ def test_a_request_of_a_killed_process_is_removed_not_waited_for(
     path = leave_request(tmp_path, sleeper.pid, workspace_access.process_start(sleeper.pid))
     assert workspace_access.waiting_requests(tmp_path) == [path]  # alive: a real request
     sleeper.kill()  # kill -9, not reaped yet: a zombie, which signal 0 still finds
+    # SIGKILL lands asynchronously: wait until it has ended, without reaping it (it stays a zombie).
+    os.waitid(os.P_PID, sleeper.pid, os.WEXITED | os.WNOWAIT)
     assert workspace_access.waiting_requests(tmp_path) == []
     assert not path.exists()
 
 
 def test_a_request_whose_pid_now_belongs_to_another_process_is_removed(tmp_path: Path) -> None:
-    import os
-
     path = leave_request(tmp_path, os.getppid(), "1")  # a live pid, started at another time than recorded
     assert workspace_access.waiting_requests(tmp_path) == []
     assert not path.exists()
