@@ -14,11 +14,11 @@ from pathlib import Path
 
 THREADS_PER_WORKER = 8  # requests one worker process handles at once (most wait on the database)
 REQUEST_TIMEOUT_S = 300  # a worker silent this long is restarted; a large export must fit in it
-INSTALL_HINT = ".venv-labelstudio/bin/pip install gunicorn (Label Studio's own virtualenv; `make labelstudio` does it)"
+INSTALL_HINT = "bash scripts/install_label_studio.sh adds it to Label Studio's own virtualenv (.venv-labelstudio)"
 
 
 class WorkersUnavailable(RuntimeError):
-    pass
+    """gunicorn or Label Studio's package is not where worker processes need them."""
 
 
 def gunicorn_beside(label_studio_bin: Path) -> Path:

@@ -149,9 +149,13 @@ class Answered:
 def read_answered(path: Path) -> dict[str, Answered]:
     """record id -> what was answered, from a partial file (its own lines, or whole SOB lines an earlier version
     wrote)."""
-    found = {record_id: Answered.of_line(line) for record_id, line in read_finished(path).items()}
+    found: dict[str, Answered] = {}
     for line in _json_objects(path):
-        if "metadata" not in line and line.get("record_id") is not None and "candidate_response" in line:
+        if "metadata" in line:
+            record_id = (line.get("metadata") or {}).get("record_id")
+            if record_id is not None:
+                found[str(record_id)] = Answered.of_line(line)
+        elif line.get("record_id") is not None and "candidate_response" in line:
             tokens = int(line.get("input_tokens") or 0), int(line.get("output_tokens") or 0)
             found[str(line["record_id"])] = Answered(line["candidate_response"], *tokens)
     return found

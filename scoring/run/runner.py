@@ -136,8 +136,8 @@ def candidate_of(provider: str, structured: bool, text: str | None) -> Any:
     return extract_json(text or "")
 
 
-def request_for(options: RunOptions, row: dict[str, Any]) -> tuple[LLMRequest, Any]:
-    """The request for one row, and the schema its line records."""
+def request_for(options: RunOptions, row: dict[str, Any]) -> LLMRequest:
+    """The request for one row (its line records the same schema: `line_of`)."""
     provider, structured = options.settings.provider, options.settings.structured
     schema = parse_schema(row.get("json_schema"))
     sent = effective_schema(provider, structured, schema)
@@ -153,7 +153,7 @@ def request_for(options: RunOptions, row: dict[str, Any]) -> tuple[LLMRequest, A
         temperature=options.temperature,
         max_output_tokens=options.max_tokens,
     )
-    return request, sent
+    return request
 
 
 def line_of(options: RunOptions, row: dict[str, Any], answer: Answered) -> dict[str, Any]:
@@ -214,11 +214,11 @@ def run_inference(
         report.already_done = report.total - len(wanted)
         checkpoint = Checkpoint(final)
         provider, structured = options.settings.provider, options.settings.structured
-        planned = [(row, *request_for(options, row)) for row in wanted]
-        client.prefetch(request for _, request, _ in planned)
+        planned = [(row, request_for(options, row)) for row in wanted]
+        client.prefetch(request for _, request in planned)
         started = time.perf_counter()
 
-        def ask(item: tuple[dict[str, Any], LLMRequest, Any]) -> LLMResult:
+        def ask(item: tuple[dict[str, Any], LLMRequest]) -> LLMResult:
             return client.complete(item[1])
 
         try:
