@@ -456,14 +456,13 @@ def judge_outage_case(failing: int | None, *extra: str) -> Callable[[Path, Path]
     release written without them used to be sealed, and the rerun refused ("already exists")."""
 
     def run(workspace: Path, scratch: Path) -> Outcome:
-        from tests.llm.fakes import FakeGemini, ModelRequest, Reply, gemini_error, judge_answer
+        from tests.llm.fakes import FakeGemini, FirstAsked, ModelRequest, Reply, gemini_error, judge_answer
 
-        failing_prompts: set[str] = set()
+        failing_record = FirstAsked(failing)
         scores = judge_answer()
 
         def answer(request: ModelRequest) -> str | Reply:
-            if failing is None or request.user_hash in failing_prompts or len(failing_prompts) < failing:
-                failing_prompts.add(request.user_hash)
+            if failing_record(request.user_hash):
                 return Reply(503, gemini_error(503, "The model is overloaded."))
             return scores(request)
 

@@ -89,6 +89,31 @@ def review_answer(flags: Callable[[dict[str, Any]], list[dict[str, str]]]) -> Ca
     return answer
 
 
+class FirstAsked:
+    """The first `count` distinct keys a stand-in is asked about (None: every key), chosen safely: the
+    stand-ins answer on several threads, and a check-then-add on a plain set lets a third key in."""
+
+    def __init__(self, count: int | None) -> None:
+        self.count = count
+        self.keys: set[str] = set()
+        self._lock = threading.Lock()
+
+    def __call__(self, key: str) -> bool:
+        with self._lock:
+            if key in self.keys:
+                return True
+            if self.count is None or len(self.keys) < self.count:
+                self.keys.add(key)
+                return True
+            return False
+
+    def clear(self) -> None:
+        """No key is chosen from now on (the server is healthy again)."""
+        with self._lock:
+            self.keys.clear()
+            self.count = 0
+
+
 def draft_reply(question: str, schema: dict[str, Any], truth: dict[str, Any], evidence: Any = None) -> str:
     """What a drafting model sends back: schema, answer and evidence travel as JSON text."""
     reply = {"question": question, "json_schema": json.dumps(schema), "ground_truth": json.dumps(truth)}

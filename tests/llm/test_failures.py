@@ -20,7 +20,16 @@ from core.store import Store
 from judge.llm_judge import LLMJudge
 from judge.llm_stage import run_llm_judging
 from tests.llm.conftest import make_record
-from tests.llm.fakes import FakeGemini, ModelRequest, Reply, gemini_error, judge_answer, key_invalid, quoted_record
+from tests.llm.fakes import (
+    FakeGemini,
+    FirstAsked,
+    ModelRequest,
+    Reply,
+    gemini_error,
+    judge_answer,
+    key_invalid,
+    quoted_record,
+)
 from tests.llm.test_drafts import GOOD_SCHEMA, GOOD_TRUTH, hotpot, reply
 
 ALWAYS_RETRY = RetryPolicy(max_attempts=3, initial_delay=0.01, max_delay=0.02)
@@ -140,13 +149,14 @@ def test_a_bad_request_for_one_record_does_not_stop_the_others(
 def test_judge_server_errors_exit_3_with_one_summary_line(
     tmp_path: Path, fake_gemini: FakeGemini, fast_backoff, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    failing: set[str] = set()
+    failing = FirstAsked(1)  # the first record asked for fails on every attempt
 
     def answer(req: ModelRequest) -> str | Reply:
-        question = quoted_record(req)["question"]
-        if not failing:
-            failing.add(question)  # the first record asked for fails on every attempt
-        return Reply(503, gemini_error(503, "overloaded")) if question in failing else judge_answer()(req)
+        return (
+            Reply(503, gemini_error(503, "overloaded"))
+            if failing(quoted_record(req)["question"])
+            else judge_answer()(req)
+        )
 
     fake_gemini.answer = answer
     ws = tmp_path / "ws"
@@ -164,8 +174,7 @@ def test_judge_server_errors_exit_3_with_one_summary_line(
     assert "release:    not written: 1 record(s) wait on a transient LLM failure" in out
     assert not (ws / "releases" / "default" / "0.1.0").exists()
 
-    failing.clear()
-    failing.add("(none)")  # healthy again: the next run judges the record it could not, and releases
+    failing.clear()  # healthy again: the next run judges the record it could not, and releases
     assert main(sample_args(ws, fake_gemini) + ["--judge", "gemini", "--release", "0.1.0"]) == 0
     with Store.open(ws) as store:
         assert "judge_error" not in store.state_counts("hotpotqa")
