@@ -49,6 +49,7 @@ class LLMClient:
         cache: LLMCache | None = None,
         tally: UsageTally | None = None,
         concurrency: int = 8,
+        slots: int | None = None,
         rpm: float | None = None,
         retry: RetryPolicy | None = None,
         parse_retries: int = 2,
@@ -76,7 +77,10 @@ class LLMClient:
         self.failures = FailureTally()
         # A backoff sleep ends early when the client stops (a given `sleep` is for tests).
         self._sleep = sleep or (lambda seconds: self.breaker.stopped.wait(seconds))
-        self._slots = threading.BoundedSemaphore(concurrency)
+        # Calls handed to the backend at once: `concurrency`, unless the backend caps its calls in flight
+        # itself and can hold more ready (core/llm/process_backend.py).
+        self.slots = max(concurrency, slots or concurrency)
+        self._slots = threading.BoundedSemaphore(self.slots)
         self._probe_lock = threading.Lock()
         self._probed = threading.Event()
         self._lock = threading.Lock()
@@ -295,7 +299,7 @@ class LLMClient:
         not hold back the others; the semaphore still caps requests in flight at `concurrency`.
         At most a few items per worker are outstanding, so long inputs are read lazily.
         """
-        workers = workers or 2 * self.concurrency
+        workers = workers or 2 * self.slots
         window = 4 * workers
         iterator = iter(enumerate(items))
         # Finished futures arrive on a queue: `concurrent.futures.wait` over the whole window costs a lock per

@@ -104,7 +104,7 @@ class SOBGemini(GeminiBackend):
         if self.run.structured:
             config["response_schema"] = request.json_schema()
         try:
-            return self._types.GenerateContentConfig(**config)
+            return self._config(**config)
         except Exception as exc:  # the SDK cannot take this record's schema (a list of types): SOB's call fails too
             raise LLMError(
                 f"gemini: the SDK refuses this record's schema as response_schema ({type(exc).__name__}: {exc})",

@@ -21,7 +21,6 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow.parquet as pq
-from pydantic import RootModel
 
 from core.llm.cache import LLMCache
 from core.llm.client import LLMClient
@@ -33,6 +32,7 @@ from core.llm.usage import UsageTally
 from core.store import Store
 from exports.layout import DATA_DIR
 from scoring.inputs import Release, load_release
+from scoring.run.answer import RecordAnswer
 from scoring.run.backends import RunSettings
 from scoring.run.prompts import (
     SYSTEM_PROMPT,
@@ -60,12 +60,6 @@ DEFAULT_MAX_TOKENS = 2048
 DEFAULT_CONCURRENCY = 20  # SOB's max_workers and gemini_max_concurrency
 STAGE = "inference"
 PROMPT_VERSION = "sob-run/1"  # SOB's prompt and request shape; bump when either changes
-
-
-class RecordAnswer(RootModel[Any]):
-    """Any JSON value: the reply is the answer under test. The record's own schema goes with the request
-    (`LLMRequest.response_schema`): it is what the backends send with structured decoding and what the
-    cache key holds."""
 
 
 @dataclass(frozen=True)
@@ -177,6 +171,8 @@ def make_client(backend: Any, options: RunOptions, store: Store, tally: UsageTal
         cache=LLMCache(store.con),
         tally=tally,
         concurrency=options.concurrency,
+        # Worker processes cap the calls in flight themselves and take a few more to keep ready.
+        slots=getattr(backend, "capacity", None),
         rpm=options.rpm,
         retry=RetryPolicy(max_attempts=options.max_attempts),
         parse_retries=0,  # the model's reply is the answer under test: it is never asked to repair it
@@ -203,12 +199,16 @@ def run_inference(
         report.complete = True
         return report  # every line is there: nothing to ask
     tally = UsageTally()
-    backend = backend_factory()  # a missing key is an error before any file
     with contextlib.ExitStack() as workers:
-        if options.processes > 1:
-            threads_each = -(-options.concurrency // options.processes)
-            backend = workers.enter_context(ProcessBackend(backend, backend_factory, options.processes, threads_each))
-        client = make_client(backend, options, store, tally)
+        processes = min(options.processes, options.concurrency)  # a worker with no call to make is not started
+        # Worker processes start first: they import the SDK while this process builds its own backend.
+        pool = None
+        if processes > 1:
+            pool = workers.enter_context(
+                ProcessBackend(options.settings.provider, backend_factory, processes, options.concurrency)
+            )
+        backend = backend_factory()  # a missing key is an error before any file
+        client = make_client(pool or backend, options, store, tally)
         answered = read_answered(partial_path(final))
         wanted = [row for row in rows if str(row["record_id"]) not in done and str(row["record_id"]) not in answered]
         report.already_done = report.total - len(wanted)

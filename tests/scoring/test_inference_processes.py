@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from core.llm.process_backend import ProcessBackend
+from core.llm.process_backend import ProcessBackend, split
 from core.llm.types import LLMError, LLMRequest
+from scoring.run.answer import RecordAnswer
 from scoring.run.cli import main
-from scoring.run.runner import RecordAnswer
 from tests.llm.fakes import key_invalid
 from tests.scoring.inference_support import SECRET, clean_env, nulls_answer, run_args, stand_in
 
@@ -60,16 +60,12 @@ def test_a_refusal_crosses_the_process_boundary_and_stops_the_run(scored_release
     assert not (tmp_path / "out" / RESPONSES).exists()
 
 
-class _Named:
-    name = "gemini"
-
-
 def _unbuildable() -> object:
     raise RuntimeError("no SDK on this worker")
 
 
 def test_a_worker_that_cannot_build_its_backend_fails_each_call_with_why() -> None:
-    backend = ProcessBackend(_Named(), _unbuildable, processes=2, threads_each=1)
+    backend = ProcessBackend("gemini", _unbuildable, processes=2, concurrency=2)
     request = LLMRequest(stage="inference", prompt_version="t/1", system="s", user="u", response_model=RecordAnswer)
     try:
         with pytest.raises(LLMError, match="could not be built: RuntimeError: no SDK on this worker"):
@@ -80,4 +76,31 @@ def test_a_worker_that_cannot_build_its_backend_fails_each_call_with_why() -> No
 
 def test_a_factory_that_cannot_reach_a_worker_is_refused_at_once() -> None:
     with pytest.raises(ValueError, match="cannot be sent to a worker process"):
-        ProcessBackend(_Named(), lambda: None, processes=2, threads_each=1)
+        ProcessBackend("gemini", lambda: None, processes=2, concurrency=2)
+
+
+def test_worker_processes_keep_calls_ready_but_never_send_more_than_the_concurrency(
+    scored_release, tmp_path, monkeypatch
+):
+    clean_env(monkeypatch, "gemini")
+    server = stand_in("gemini")
+    server.answer = nulls_answer
+    server.latency = 0.05  # long enough for calls to pile up if the workers let them through
+    try:
+        args = run_args(scored_release.path, "gemini", server, tmp_path / "out", tmp_path / "ws", "--processes", "2")
+        assert main([*args, "--concurrency", "3"]) == 0
+    finally:
+        server.close()
+    assert server.total_model_calls == 24
+    assert server.max_in_flight == 3  # 2 + 1 split across the workers: the provider sees the concurrency asked for
+
+
+def test_the_concurrency_is_split_exactly_and_the_client_may_hand_over_more() -> None:
+    assert split(5, 2) == [3, 2] and split(20, 2) == [10, 10]
+    with pytest.raises(ValueError, match="concurrency of at least 2"):
+        split(1, 2)
+    backend = ProcessBackend("gemini", _unbuildable, processes=2, concurrency=20)
+    try:
+        assert backend.capacity == 20 + 5 + 5  # in flight, plus half as many again ready in each worker
+    finally:
+        backend.close()
