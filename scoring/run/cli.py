@@ -90,8 +90,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--processes",
         type=int,
         default=1,
-        help="worker processes that make the calls (1: this one). For a server that answers fast (a local vLLM): "
-        "the SDK's own CPU per call then fills one core, and 2 or more spread it",
+        help="worker processes that make the calls (1: this one), sharing --concurrency between them (never more "
+        "than it: at most one process per call in flight). For a server that answers fast (a local vLLM): the SDK's "
+        "own CPU per call then fills one core, and 2 or more spread it",
     )
     parser.add_argument("--rpm", type=float, help="at most this many requests per minute")
     parser.add_argument("--max-attempts", type=int, default=6, help="tries per request on 429, 5xx and timeouts (6)")
