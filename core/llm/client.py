@@ -296,7 +296,7 @@ class LLMClient:
         """Run `fn` over items on a thread pool, yielding (index, result or exception) as each finishes.
 
         The pool has twice the concurrency limit by default, so requests sleeping in a backoff do
-        not hold back the others; the semaphore still caps requests in flight at `concurrency`.
+        not hold back the others; the semaphore still caps the calls handed to the backend at `slots`.
         At most a few items per worker are outstanding, so long inputs are read lazily.
         """
         workers = workers or 2 * self.slots

@@ -97,7 +97,8 @@ def split(concurrency: int, processes: int) -> list[int]:
 
 
 class ProcessBackend:
-    """`backend`'s calls, made by `processes` worker processes that each build their own with `factory`.
+    """A backend named `name` whose calls are made by `processes` worker processes, each building its own
+    with `factory`.
 
     The workers make `concurrency` calls at once between them, one per thread: that, not the client's
     slots, caps the calls in flight to the provider. The client may hand over up to `capacity` calls, so
