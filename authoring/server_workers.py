@@ -14,6 +14,9 @@ from pathlib import Path
 
 THREADS_PER_WORKER = 8  # requests one worker process handles at once (most wait on the database)
 REQUEST_TIMEOUT_S = 300  # a worker silent this long is restarted; a large export must fit in it
+# Idle kept-alive connections live longer than a client keeps them (httpx: 5 s), so the server never closes one
+# under a request (gunicorn's default of 2 s did, and the request was reset: authoring/labelstudio/transport.py).
+KEEP_ALIVE_S = 15
 INSTALL_HINT = "bash scripts/install_label_studio.sh adds it to Label Studio's own virtualenv (.venv-labelstudio)"
 
 
@@ -66,6 +69,8 @@ def serve_command(label_studio_bin: Path, host: str, port: int, workers: int) ->
         str(REQUEST_TIMEOUT_S),
         "--graceful-timeout",
         "5",
+        "--keep-alive",
+        str(KEEP_ALIVE_S),
     ]
 
 

@@ -62,6 +62,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--workers", type=int, default=1, help="the started Label Studio's processes (default 1: development server)"
     )
+    parser.add_argument(
+        "--service-log", type=Path, help="also write what --serve prints into this file, each line timestamped"
+    )
     args = parser.parse_args(argv)
 
     with tempfile.TemporaryDirectory(prefix="sob-bench-team-") as tmp, contextlib.ExitStack() as stack:
@@ -102,7 +105,9 @@ def main(argv: list[str] | None = None) -> int:
         sample = sample_authored("hotpotqa")
         items = tmp_path / "items.json"
         answers = team_items(sample.parent / "sample.json", sample, args.curators * args.tasks_each, items)
-        service = Service(tmp_path / "ws", items, server.url, server.api_key, "team bench: {source}")
+        service = Service(
+            tmp_path / "ws", items, server.url, server.api_key, "team bench: {source}", log=args.service_log
+        )
         try:
             service.wait_until_serving()
             tasks = service.tasks()

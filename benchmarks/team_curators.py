@@ -207,7 +207,16 @@ def reconcile(workspace: Path, admin_client: object, run: TeamRun) -> Reconcilia
 class Service:
     """`python -m build_split --serve` in a child process, against a Label Studio given by URL and token."""
 
-    def __init__(self, workspace: Path, input_file: Path, url: str, api_key: str, title: str, poll_s: float = 120):
+    def __init__(
+        self,
+        workspace: Path,
+        input_file: Path,
+        url: str,
+        api_key: str,
+        title: str,
+        poll_s: float = 120,
+        log: Path | None = None,
+    ):
         env = {
             **os.environ,
             "PYTHONUNBUFFERED": "1",
@@ -226,6 +235,7 @@ class Service:
             command, cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
         )
         self.lines: list[str] = []
+        self.log = log.open("a", encoding="utf-8") if log is not None else None  # what it prints, as it prints it
         self.drains: list[threading.Thread] = []
 
     def wait_until_serving(self) -> None:
@@ -245,6 +255,9 @@ class Service:
     def _drain(self, stream: object) -> None:
         for line in stream:  # type: ignore[attr-defined]
             self.lines.append(line)
+            if self.log is not None:
+                self.log.write(f"{time.time():.3f} {line}")
+                self.log.flush()
 
     def tasks(self) -> dict[str, int]:
         """Source id -> task id (the store is free between cycles)."""

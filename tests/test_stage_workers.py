@@ -11,16 +11,24 @@ from typing import Any
 
 import pytest
 
-from core import parallel
+from core import parallel, row_stage
 from core.derived import merged
 from core.gc_tuning import STAGE_THRESHOLDS, fewer_collections
 from core.models import Record, RecordState, SourceItem
-from core.store import Store
+from core.store import STORE_FILENAME, Store
 from judge.heuristic import HeuristicJudge
 from judge.stage import run_judging
 from tests.store_checks import assert_checkpointed
 from tests.validation.conftest import ED_WOOD_ID, GOOD_GROUND_TRUTH, GOOD_SCHEMA, HOTPOT_SAMPLE, hotpot_context
 from validation.stage import run_validation
+
+CHECKPOINT_ROWS = row_stage.CHECKPOINT_ROWS  # as the product has it
+
+
+@pytest.fixture(autouse=True)
+def stages_checkpoint_as_large_ones(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These dozen records stand for a large stage: its end writes the store file (Store.checkpoint)."""
+    monkeypatch.setattr(row_stage, "CHECKPOINT_ROWS", 1)
 
 
 @pytest.fixture(scope="module")
@@ -162,3 +170,22 @@ def test_fewer_collections_restores_the_thresholds_even_on_error() -> None:
         assert gc.get_threshold() == STAGE_THRESHOLDS
         raise RuntimeError("stage failed")
     assert gc.get_threshold() == before
+
+
+def test_a_stage_of_a_few_records_leaves_its_writes_to_duckdb_and_they_are_kept(
+    tmp_path: Path, ed_wood_context: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A `--serve` cycle validates a record or two: no checkpoint and fresh connection at the stage's end (a tenth
+    of the cycle); the writes stay in the WAL until DuckDB's own checkpoint, and nothing of them is lost."""
+    monkeypatch.setattr(row_stage, "CHECKPOINT_ROWS", CHECKPOINT_ROWS)
+    records = _records(ed_wood_context)
+    assert len(records) < CHECKPOINT_ROWS
+    with Store.open(tmp_path) as store:
+        store.upsert_source_items([SourceItem(source="hotpotqa", source_id=ED_WOOD_ID, context=ed_wood_context)])
+        store.upsert_records(records, RecordState.AUTHORED, "import")
+        connection = store.con
+        counts = run_validation(store, "hotpotqa", workers=0)
+        assert store.con is connection  # not reopened
+        assert (tmp_path / f"{STORE_FILENAME}.wal").stat().st_size > 0
+    with Store.open(tmp_path) as store:
+        assert store.state_counts("hotpotqa") == dict(counts) == {"validated": 4, "rejected": 8}

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from authoring import ls_evidence, ls_state
@@ -16,6 +17,7 @@ from core.models import Reason, Record, RecordState, utcnow
 from core.review import ReviewInfo
 from core.store import StateChange, Store
 
+WRITE_THREADS = 4  # feedback writes in flight at once; measured: 3 writes took 284 ms together, 359 ms in turn
 TO_AUTHOR = "to author"  # the `state` column of a task whose item has no record yet
 
 
@@ -67,31 +69,55 @@ def flush_feedback(
     project: ls_state.ProjectRow,
 ) -> int:
     """Write queued feedback into the tasks' data (the field the labeling config shows above the editors);
-    returns how many tasks were written."""
-    written = 0
+    returns how many tasks were written.
+
+    What goes into each task is taken from the store here; the writes to different tasks then go to Label Studio
+    WRITE_THREADS at a time (one PATCH is 100-300 ms of the server's work, most of a `--serve` cycle), and only
+    the ones that landed are marked written. Writes to one task stay in order: a PATCH replaces its whole data."""
+    by_task: dict[int, list[tuple[str, str, dict[str, Any]]]] = {}
     for source_id, task_id, text in ls_state.pending_feedback(store, session.base_url, project.project_id):
-        try:
-            data = session.task_data(task_id)
-        except LabelStudioError as exc:
-            if exc.status_code != 404:
-                raise
-            continue  # the task was deleted in Label Studio: nowhere to write; the record keeps its state
-        data["feedback"] = text
+        fields: dict[str, Any] = {"feedback": text}
         found = _task_record(store, session.base_url, project.project_id, source_id)
         if found is not None:  # the reviewer's open flags, and a label per JSON path of the current answer
             record, state = found
-            data["review_flags"] = flags_text(record.provenance.review)
-            data["evidence_paths"] = ls_evidence.label_options(record.output.ground_truth, record.output.evidence)
-            data |= task_columns(state, record.provenance.review)
+            fields["review_flags"] = flags_text(record.provenance.review)
+            fields["evidence_paths"] = ls_evidence.label_options(record.output.ground_truth, record.output.evidence)
+            fields |= task_columns(state, record.provenance.review)
+        by_task.setdefault(task_id, []).append((source_id, text, fields))
+    if not by_task:
+        return 0
+    with ThreadPoolExecutor(min(WRITE_THREADS, len(by_task))) as pool:
+        futures = [pool.submit(_write_task, session, task_id, writes) for task_id, writes in by_task.items()]
+        outcomes = [future.exception() or future.result() for future in futures]
+    written = 0
+    for outcome in outcomes:
+        if isinstance(outcome, BaseException):
+            continue
+        for source_id, text in outcome:
+            ls_state.feedback_written(store, session.base_url, project.project_id, source_id, text)
+            written += 1
+    failed = next((o for o in outcomes if isinstance(o, BaseException)), None)
+    if failed is not None:  # what did land is marked above; the rest stays queued for the next run
+        raise failed
+    return written
+
+
+def _write_task(
+    session: LabelStudioSession, task_id: int, writes: Sequence[tuple[str, str, Mapping[str, Any]]]
+) -> list[tuple[str, str]]:
+    """One task's queued feedback, in order; returns the (source_id, text) written. A task deleted in Label Studio
+    (404, read or write) has nowhere to take it: skipped, and its record keeps its state."""
+    done: list[tuple[str, str]] = []
+    for source_id, text, fields in writes:
         try:
-            session.write_task_data(task_id, data, "writing feedback into task")
+            data = session.task_data(task_id)
+            session.write_task_data(task_id, data | dict(fields), "writing feedback into task")
         except LabelStudioError as exc:
             if exc.status_code != 404:
                 raise
-            continue  # deleted between the cycle's read and this write: as above
-        ls_state.feedback_written(store, session.base_url, project.project_id, source_id, text)
-        written += 1
-    return written
+            return done
+        done.append((source_id, text))
+    return done
 
 
 def bounce_validation_failures(

@@ -421,6 +421,38 @@ def test_validation_failures_are_bounced_with_feedback(store: Store, ls_session)
     assert ls.bounce_validation_failures(store, ls_session, "hotpotqa") == 0
 
 
+def test_feedback_to_many_tasks_lands_in_each_and_a_deleted_task_keeps_its_own_queued(
+    store: Store, ls_session
+) -> None:
+    """The writes of one flush go to Label Studio several at a time: every task gets its own text, each write is
+    counted once, and the one task deleted meanwhile (404) neither stops the others nor loses its feedback."""
+    load(store, make_items(6))
+    ls.push_tasks(store, ls_session, "hotpotqa")
+    task_ids = {f"hotpotqa-{i:03d}": task_of(store, ls_session, f"hotpotqa-{i:03d}") for i in range(6)}
+    for task_id in task_ids.values():
+        annotate(ls_session, task_id)
+    ls.pull_annotations(store, ls_session, "hotpotqa")
+    changes = []
+    for stored in store.records("hotpotqa"):
+        why = f"years: not in the context of {stored.record.metadata.source_id}"
+        reason = Reason(stage="validation", code="value_not_in_context", message=why)
+        changes.append(StateChange(stored.record.record_id, RecordState.REJECTED, "validation", reasons=[reason]))
+    store.apply(changes)
+    ls_session.client.tasks.delete(id=task_ids["hotpotqa-003"])
+    ls_session.forget_task_data()
+    before = ls_session.requests.copy()
+    assert ls.bounce_validation_failures(store, ls_session, "hotpotqa") == 6
+    made = ls_session.requests - before
+    assert made["reading task"] == 6 and made["writing feedback into task"] == 5, made
+    for source_id, task_id in task_ids.items():
+        if source_id != "hotpotqa-003":
+            assert f"not in the context of {source_id}" in ls_session.client.tasks.get(id=task_id).data["feedback"]
+    project = ls_state.get_project(store, ls_session.base_url, "hotpotqa")
+    pending = ls_state.pending_feedback(store, ls_session.base_url, project.project_id)
+    assert [(source_id, task_id) for source_id, task_id, _ in pending] == [("hotpotqa-003", task_ids["hotpotqa-003"])]
+    assert "hotpotqa-003" in pending[0][2]
+
+
 def test_a_webhook_cycle_reads_each_task_once_and_keeps_what_another_process_wrote(
     store: Store, ls_session, ls_settings
 ) -> None:
