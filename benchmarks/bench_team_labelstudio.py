@@ -3,7 +3,7 @@ Label Studio user signed up through the invite link with their own token, submit
 (default 10 minutes); each waits for the toolkit's verdict on one submission before the next.
 
     .venv/bin/python benchmarks/bench_team_labelstudio.py [--curators 10] [--minutes 10] [--database postgresql]
-        [--workers 2]
+        [--workers 2] [--tasks-each 2] [--service-log FILE]
 
 Prints: submissions, none lost or applied twice (the store's revisions against Label Studio's annotations), every
 verdict back in its task, and the feedback latency (submission to verdict in the task: median, p95, max; the

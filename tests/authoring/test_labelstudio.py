@@ -421,9 +421,7 @@ def test_validation_failures_are_bounced_with_feedback(store: Store, ls_session)
     assert ls.bounce_validation_failures(store, ls_session, "hotpotqa") == 0
 
 
-def test_feedback_to_many_tasks_lands_in_each_and_a_deleted_task_keeps_its_own_queued(
-    store: Store, ls_session
-) -> None:
+def test_feedback_to_many_tasks_lands_in_each_and_a_deleted_task_keeps_its_own_queued(store: Store, ls_session) -> None:
     """The writes of one flush go to Label Studio several at a time: every task gets its own text, each write is
     counted once, and the one task deleted meanwhile (404) neither stops the others nor loses its feedback."""
     load(store, make_items(6))

@@ -56,9 +56,7 @@ def _known(codes: Iterable[str], option: str) -> list[str]:
     return found
 
 
-def rule_set(
-    select: Iterable[str] | None = None, ignore: Iterable[str] = (), reject: Iterable[str] = ()
-) -> RuleSet:
+def rule_set(select: Iterable[str] | None = None, ignore: Iterable[str] = (), reject: Iterable[str] = ()) -> RuleSet:
     """`select`: exactly these flag and note rules run (rules that reject always run); None keeps the catalogue's
     defaults. `ignore`: these do not. `reject`: these flags reject the record instead of holding it."""
     rules = all_rules()
