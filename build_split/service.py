@@ -15,6 +15,7 @@ is refused while the first runs. The store is opened for each cycle only: `--sta
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import threading
 import time
@@ -143,22 +144,21 @@ def _loop(
     holding: tuple[int, datetime] | None = None,
 ) -> None:
     """Cycles until interrupted (or `stop` is set, then the receiver woken). `holding`: the project whose lease
-    this service renews, and since when it holds it."""
-    next_poll = time.monotonic() + poll_s
-    renewed = time.monotonic()
-    while stop is None or not stop.is_set():
-        wait = max(0.0, next_poll - time.monotonic())
-        woken = receiver.wake.wait(timeout=min(wait, lease.RENEW_S) if holding else wait)
-        receiver.wake.clear()
-        if stop is not None and stop.is_set():
-            return
-        if holding is not None and time.monotonic() - renewed >= lease.RENEW_S:
-            lease.renew_lease(session, *holding)
-            renewed = time.monotonic()
-        if not woken and time.monotonic() < next_poll:
-            continue  # only the lease was due
+    this service renews (in a thread of its own, `lease.LeaseKeeper`), and since when it holds it."""
+    with contextlib.ExitStack() as stack:
+        keeper = None
+        if holding is not None:
+            keeper = stack.enter_context(lease.LeaseKeeper(session, *holding, on_failure=receiver.wake.set))
         next_poll = time.monotonic() + poll_s
-        _cycle(options, session, receiver, woken, echo)
+        while stop is None or not stop.is_set():
+            woken = receiver.wake.wait(timeout=max(0.0, next_poll - time.monotonic()))
+            receiver.wake.clear()
+            if keeper is not None:
+                keeper.raise_failure()  # it wakes the loop only to stop it: the lease is lost or the server gone
+            if stop is not None and stop.is_set():
+                return
+            next_poll = time.monotonic() + poll_s
+            _cycle(options, session, receiver, woken, echo)
 
 
 def _cycle(

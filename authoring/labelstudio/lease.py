@@ -13,6 +13,8 @@ from __future__ import annotations
 import os
 import re
 import socket
+import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -136,3 +138,48 @@ def release_lease(session: LabelStudioSession, project_id: int) -> None:
             _write(session, project_id, with_lease(description, None))
     except LabelStudioError:
         pass  # the server is gone: the lease lapses on its own
+
+
+class LeaseKeeper:
+    """Renews this service's lease every `every_s` seconds (RENEW_S) in a thread of its own, so that a renewal (a read and a
+    write of the project, which grow dear on a busy server) never holds up a cycle and the verdict a curator waits
+    for. A renewal that fails (the lease was taken, the server is gone) is kept, `on_failure` is called to wake the
+    service, and `raise_failure` raises it there: the service stops as it did when it renewed in its own loop."""
+
+    def __init__(
+        self,
+        session: LabelStudioSession,
+        project_id: int,
+        since: datetime,
+        on_failure: Callable[[], None],
+        every_s: float | None = None,
+    ):
+        self._renew = lambda: renew_lease(session, project_id, since)
+        self._on_failure = on_failure
+        self._every_s = RENEW_S if every_s is None else every_s
+        self._stopped = threading.Event()
+        self._thread = threading.Thread(target=self._run, name=f"lease-{project_id}", daemon=True)
+        self.failure: BaseException | None = None
+        self.renewals = 0
+
+    def __enter__(self) -> LeaseKeeper:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self._stopped.set()
+        self._thread.join()
+
+    def _run(self) -> None:
+        while not self._stopped.wait(self._every_s):
+            try:
+                self._renew()
+            except BaseException as exc:  # noqa: BLE001 - handed to the service's own thread, which raises it
+                self.failure = exc
+                self._on_failure()
+                return
+            self.renewals += 1
+
+    def raise_failure(self) -> None:
+        if self.failure is not None:
+            raise self.failure

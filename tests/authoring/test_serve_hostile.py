@@ -157,6 +157,58 @@ def test_a_lease_from_another_host_holds_while_renewed_and_lapses_after(ls_sessi
         lease.renew_lease(ls_session, project_id, mine.since)
 
 
+def test_the_lease_is_renewed_in_a_thread_of_its_own_and_one_found_taken_is_raised_in_the_service(
+    ls_session, store
+) -> None:
+    project_id = ensure_project(store, ls_session, "hotpotqa").project_id
+    mine, _ = lease.take_lease(ls_session, project_id)
+    woken = threading.Event()
+    with lease.LeaseKeeper(ls_session, project_id, mine.since, on_failure=woken.set, every_s=0.05) as keeper:
+        deadline = time.monotonic() + 60
+        while keeper.renewals < 2 and time.monotonic() < deadline:
+            time.sleep(0.02)
+    assert keeper.renewals >= 2 and keeper.failure is None and not woken.is_set()
+    held = lease.Lease.of(ls_session.client.projects.get(id=project_id).description)
+    assert held is not None and held.is_mine() and held.since == mine.since
+    # Another host's service took the project meanwhile: the next renewal learns it and wakes the service.
+    now = datetime.now(UTC).replace(microsecond=0)
+    write_lease(ls_session, project_id, lease.Lease("curation-host-2", 4242, now, now))
+    with lease.LeaseKeeper(ls_session, project_id, mine.since, on_failure=woken.set, every_s=0.05) as keeper:
+        assert woken.wait(timeout=60)
+    with pytest.raises(lease.ProjectServed, match="now served by host curation-host-2"):
+        keeper.raise_failure()
+    assert lease.Lease.of(ls_session.client.projects.get(id=project_id).description).host == "curation-host-2"
+
+
+def test_a_service_whose_lease_was_taken_stops_without_another_cycle(
+    tmp_path: Path, ls_session: LabelStudioSession, monkeypatch
+) -> None:
+    ws = tmp_path / "ws"
+    options = RunOptions(source="hotpotqa", workspace=ws, judge="heuristic", input=SAMPLE.parent / "sample.json")
+    run_once(options, RunSummary(), ls_session, lambda _line: None, quiet=True)
+    with Store.open(ws) as store:
+        project_id = ensure_project(store, ls_session, "hotpotqa").project_id
+    mine, _ = lease.take_lease(ls_session, project_id)
+    now = datetime.now(UTC).replace(microsecond=0)
+    write_lease(ls_session, project_id, lease.Lease("curation-host-2", 4242, now, now))
+    monkeypatch.setattr(lease, "RENEW_S", 0.05)
+    lines: list[str] = []
+    raised: list[BaseException] = []
+
+    def serve() -> None:
+        try:
+            service._loop(options, ls_session, receiver, 600.0, lines.append, holding=(project_id, mine.since))
+        except BaseException as exc:  # noqa: BLE001 - what the service stops with is the assertion
+            raised.append(exc)
+
+    with WebhookReceiver() as receiver:
+        loop = threading.Thread(target=serve, daemon=True)
+        loop.start()
+        loop.join(timeout=60)
+    assert not loop.is_alive() and lines == []
+    assert len(raised) == 1 and isinstance(raised[0], lease.ProjectServed), raised
+
+
 # -- a project another workspace made ---------------------------------------------------------------------------
 def test_a_project_of_another_workspace_is_never_written_without_adopt(tmp_path: Path, ls_settings) -> None:
     from tests.authoring.test_labelstudio import make_items
