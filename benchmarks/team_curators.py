@@ -39,9 +39,10 @@ REPO = Path(__file__).resolve().parent.parent
 POLL_S = 1.0
 # A curator looks for the verdict with a listing of their one task that carries no annotations ("task_only"): all
 # the look needs is the task's data and `updated_at`. A full read of a task with 45 annotations costs Label Studio
-# 250 ms of CPU against 68 ms for this listing (idle, SQLite), and ten curators looking every second with full reads
-# took about one of the two cores: a load of the measuring, not of the team, that a person opening their task once
-# does not add.
+# 250 ms against 68 ms for this listing (idle, SQLite). In the benchmark (a look at once, then every 5 s) each
+# submission was followed by two full reads: about half a second of Label Studio's CPU per submission, most of a
+# core of the two at 1.6 submissions a second. That is a load of the measuring, not of the team: a person opens
+# their task once.
 LOOK_FIELDS = "task_only"
 
 
