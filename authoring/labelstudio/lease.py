@@ -141,10 +141,11 @@ def release_lease(session: LabelStudioSession, project_id: int) -> None:
 
 
 class LeaseKeeper:
-    """Renews this service's lease every `every_s` seconds (RENEW_S) in a thread of its own, so that a renewal (a read and a
-    write of the project, which grow dear on a busy server) never holds up a cycle and the verdict a curator waits
-    for. A renewal that fails (the lease was taken, the server is gone) is kept, `on_failure` is called to wake the
-    service, and `raise_failure` raises it there: the service stops as it did when it renewed in its own loop."""
+    """Renews this service's lease every `every_s` seconds (RENEW_S) in a thread of its own, so that a renewal (a
+    read and a write of the project, which grow dear on a busy server) never holds up a cycle and the verdict a
+    curator waits for. A renewal that fails (the lease was taken, the server is gone) is kept, `on_failure` is
+    called to wake the service, and `raise_failure` raises it there: the service stops as it did when it renewed
+    in its own loop."""
 
     def __init__(
         self,
