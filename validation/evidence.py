@@ -188,7 +188,7 @@ def _words_in_one_clause(value: Any, layout: Layout) -> bool:
     words = {w.lower() for w in _CONTENT_WORD.findall(value)} - _CLAUSE_STOP
     if len(words) < 2 or len(words) > 12:
         return False
-    rarest = max(words, key=len)
+    rarest = max(sorted(words), key=len)  # sorted first: a tie must not go by the set's hash order
     text = layout.text
     lowered = _lowered(text)
     at = lowered.find(rarest)

@@ -292,7 +292,7 @@ def _fuzzy_grounded(needle: str, text: str) -> bool:
     # Large context: align only around exact hits of the needle's longest words. A string with a typo
     # in every long word is then missed; that is the price of a bounded cost.
     slack = len(needle) // 10 + 2
-    words = sorted({w for w in needle.split() if len(w) >= 3}, key=len, reverse=True)[:ANCHOR_WORDS]
+    words = sorted({w for w in needle.split() if len(w) >= 3}, key=lambda w: (-len(w), w))[:ANCHOR_WORDS]
     for word in words:
         offset = needle.find(word)
         start = 0

@@ -39,7 +39,7 @@ def _check_boolean(
     headings: list[str] = []
     heading = getattr(layout, "heading", None)
     if heading is not None:  # a section "Not Yet Adopted" says it of everything under it
-        headings = [h for h in {heading(offset) for offset in offsets[:4]} if h]
+        headings = [h for h in dict.fromkeys(heading(offset) for offset in offsets[:4]) if h]  # in text order
     negated = [(s, said) for s in sentences + headings if (said := _negation_of(s, words))]
     # A heading's "as agreed" speaks of its section's plan, not of each value under it: only a denial carries.
     affirmed = [s for s in sentences if _affirmation(s) and not _negation_of(s, words)]

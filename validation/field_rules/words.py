@@ -241,7 +241,7 @@ def _in_name(text: str, place: tuple[int, int]) -> str | None:
 def _field_places(words: set[str], text: str) -> list[int]:
     """Offsets where the field's distinctive words stand in the text."""
     places = []
-    for word in sorted(words, key=len, reverse=True):
+    for word in sorted(words, key=lambda w: (-len(w), w)):  # longest first, ties alphabetical, not by hash order
         if len(word) < 3 or word in _GENERIC:
             continue
         for match in re.finditer(rf"\b{re.escape(word)}", text, re.IGNORECASE):
