@@ -265,8 +265,24 @@ def _whole_word_in(text: str, needle: str) -> bool:
     return False
 
 
+_PLACES_KEPT = 512  # values whose places one context keeps: a record has tens, a shared context a few records'
+
+
 def _occurrences(value: Any, ctx: NormalizedContext) -> list[tuple[int, int, str]]:
-    """(start, end, kind) of the value's places in the context, outside transcript markup."""
+    """(start, end, kind) of the value's places in the context, outside transcript markup; each value is looked
+    up once per context (a new list each time: callers may change theirs)."""
+    if not isinstance(value, str | int | float):
+        return _find_occurrences(value, ctx)
+    key = (type(value), value)
+    places = ctx.places.get(key)
+    if places is None:
+        if len(ctx.places) >= _PLACES_KEPT:
+            ctx.places.clear()
+        places = ctx.places[key] = _find_occurrences(value, ctx)
+    return list(places)
+
+
+def _find_occurrences(value: Any, ctx: NormalizedContext) -> list[tuple[int, int, str]]:
     text = ctx.raw
     if isinstance(value, str):
         stripped = value.strip()

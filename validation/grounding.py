@@ -125,6 +125,9 @@ class NormalizedContext:
     def __init__(self, context: str) -> None:
         self.original = context
         self.raw = mask_markup(context)
+        # Where each value is written (validation/evidence_places.py): the locator and the field rules ask for
+        # the same values of a record several times.
+        self.places: dict[tuple[type, str | int | float], list[tuple[int, int, str]]] = {}
 
     @cached_property
     def folded(self) -> str:

@@ -107,3 +107,18 @@ def test_a_label_is_the_one_the_pattern_finds_on_the_whole_line(seed: int) -> No
         layout = evidence.Layout(evidence.normalize_context(line))
         match = REFERENCE_LABEL.search(line[: len(line) - 4])
         assert layout.label(len(line) - 4) == (match.group(1) if match else ""), line
+
+
+def test_a_values_places_are_found_once_per_context_and_each_caller_gets_its_own_list(monkeypatch) -> None:
+    from validation.grounding import NormalizedContext
+
+    calls: list[object] = []
+    find = evidence._find_occurrences
+    monkeypatch.setattr(evidence, "_find_occurrences", lambda value, ctx: calls.append(value) or find(value, ctx))
+    ctx = NormalizedContext("Built in 1931, the dam is 221 m high; in 1931 it was the highest.")
+    first = evidence._occurrences(1931, ctx)
+    assert [ctx.raw[s:e] for s, e, _ in first] == ["1931", "1931"]
+    first.clear()  # a caller's change to its list is its own
+    assert evidence._occurrences(1931, ctx) == find(1931, ctx)
+    assert evidence._occurrences(1931.0, ctx) == find(1931.0, ctx)  # a float is its own key
+    assert calls == [1931, 1931.0]
