@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from decimal import Decimal
+from functools import lru_cache
 from typing import Any
 
 from validation.field_rules.words import (
@@ -125,19 +126,28 @@ def _object_marks(leaf: LeafLike, leaves: list[Any], text: str) -> list[tuple[in
     leaf's own object or another."""
     if leaf.parent == "$":
         return []
-    container = re.sub(r"\[\d+\]$", "", leaf.parent)
+    container = _array_of(leaf.parent)
     lowered = lowered_text(text)
     marks: list[tuple[int, bool]] = []
     for other in leaves:
         if (
             not isinstance(other.value, str)
             or len(other.value) < 4
-            or re.sub(r"\[\d+\]$", "", other.parent) != container
+            or _array_of(other.parent) != container
         ):
             continue
         mine = other.parent == leaf.parent
         marks += [(at, mine) for at in _literal_places(other.value.lower(), lowered, 8)]
     return sorted(marks)
+
+
+@lru_cache(maxsize=4096)
+def _array_of(parent: str) -> str:
+    """The array an object is an item of ("$.criteria[2]" -> "$.criteria"): asked for every pair of leaves."""
+    return _ITEM_INDEX.sub("", parent)
+
+
+_ITEM_INDEX = re.compile(r"\[\d+\]$")
 
 
 def _literal_places(needle: str, text: str, limit: int) -> list[int]:

@@ -101,6 +101,9 @@ def _check_sign(leaf: LeafLike, hint: FieldHint, text: str, place: tuple[int, in
     if field_words(hint.key) & _DOWNWARD_FIELD:
         return  # `depth_below_sea_level_m` is positive
     after = text[place[1] : place[1] + 60]
+    lowered = after.lower()
+    if "below" not in lowered and "under" not in lowered:
+        return  # the pattern needs one of them; its letter runs backtrack on every other window
     found = BELOW_ZERO.match(after)
     if found is None:
         return
