@@ -130,11 +130,7 @@ def _object_marks(leaf: LeafLike, leaves: list[Any], text: str) -> list[tuple[in
     lowered = lowered_text(text)
     marks: list[tuple[int, bool]] = []
     for other in leaves:
-        if (
-            not isinstance(other.value, str)
-            or len(other.value) < 4
-            or _array_of(other.parent) != container
-        ):
+        if not isinstance(other.value, str) or len(other.value) < 4 or _array_of(other.parent) != container:
             continue
         mine = other.parent == leaf.parent
         marks += [(at, mine) for at in _literal_places(other.value.lower(), lowered, 8)]
