@@ -31,7 +31,7 @@ from validation.evidence_places import Layout, Leaf, _layout, _lowered, _occurre
 from validation.field_checks import check_field_ties
 from validation.field_hints import hint_for
 from validation.field_rules.phrases import narrowed_spans
-from validation.grounding import is_grounded, normalize_context, transcript_speakers
+from validation.grounding import is_grounded, longest_first, normalize_context, transcript_speakers
 from validation.readings.fields import FieldHint
 from validation.readings.numbers import precision_of, to_decimal
 
@@ -188,7 +188,7 @@ def _words_in_one_clause(value: Any, layout: Layout) -> bool:
     words = {w.lower() for w in _CONTENT_WORD.findall(value)} - _CLAUSE_STOP
     if len(words) < 2 or len(words) > 12:
         return False
-    rarest = max(sorted(words), key=len)  # sorted first: a tie must not go by the set's hash order
+    rarest = longest_first(words)[0]
     text = layout.text
     lowered = _lowered(text)
     at = lowered.find(rarest)

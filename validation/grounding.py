@@ -289,13 +289,19 @@ def _find_words(text: str, needle: str) -> bool:
     return False
 
 
+def longest_first(words: set[str] | frozenset[str]) -> list[str]:
+    """A set's words, longest first and ties in alphabetical order: a set's own order follows the process's hash
+    seed, and a rule that takes the first of them must take the same one in every run."""
+    return sorted(words, key=lambda w: (-len(w), w))
+
+
 def _fuzzy_grounded(needle: str, text: str) -> bool:
     if len(text) <= FULL_FUZZY_MAX_CHARS:
         return fuzz.partial_ratio(needle, text, score_cutoff=FUZZY_CUTOFF) >= FUZZY_CUTOFF
     # Large context: align only around exact hits of the needle's longest words. A string with a typo
     # in every long word is then missed; that is the price of a bounded cost.
     slack = len(needle) // 10 + 2
-    words = sorted({w for w in needle.split() if len(w) >= 3}, key=lambda w: (-len(w), w))[:ANCHOR_WORDS]
+    words = longest_first({w for w in needle.split() if len(w) >= 3})[:ANCHOR_WORDS]
     for word in words:
         offset = needle.find(word)
         start = 0

@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterable
 from functools import lru_cache
 from typing import Any, Protocol
 
+from validation.grounding import longest_first
 from validation.readings.fields import FieldHint, field_words
 from validation.readings.numbers import to_decimal
 
@@ -241,7 +242,7 @@ def _in_name(text: str, place: tuple[int, int]) -> str | None:
 def _field_places(words: set[str], text: str) -> list[int]:
     """Offsets where the field's distinctive words stand in the text."""
     places = []
-    for word in sorted(words, key=lambda w: (-len(w), w)):  # longest first, ties alphabetical, not by hash order
+    for word in longest_first(words):
         if len(word) < 3 or word in _GENERIC:
             continue
         for match in re.finditer(rf"\b{re.escape(word)}", text, re.IGNORECASE):
