@@ -10,11 +10,11 @@ record reads it merged (`read_record`), so nothing downstream sees the split.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from pydantic_core import to_json
 
+from core import fast_json
 from core.models import Record
 
 # The sections of a record a stage may add to, and nothing else: a derived field can never overwrite
@@ -52,7 +52,7 @@ def read_record(record_text: str, derived_text: str | None) -> Record:
     if not derived_text:
         return record
     update = {}
-    for section, fields in check(json.loads(derived_text)).items():
+    for section, fields in check(fast_json.loads(derived_text)).items():
         current = getattr(record, section)
         update[section] = type(current).model_validate({**current.model_dump(), **fields})
     return record.model_copy(update=update)
@@ -60,7 +60,7 @@ def read_record(record_text: str, derived_text: str | None) -> Record:
 
 def with_changes(derived_text: str | None, changes: dict[str, dict[str, Any]]) -> str:
     """The derived column after a stage sets `changes` ({section: {field: value}}), other outputs kept."""
-    derived = json.loads(derived_text) if derived_text else {}
+    derived = fast_json.loads(derived_text) if derived_text else {}
     check(changes)  # the same checks as on reading: a bad write fails here, not on every later read
     for section, fields in changes.items():
         derived[section] = {**derived.get(section, {}), **fields}

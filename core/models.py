@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import json
 from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Annotated, Any
@@ -12,6 +11,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 from pydantic_core import PydanticCustomError
 
 from core.evidence import Evidence
+from core.fast_json import canonical_dumps
 from core.review import ReviewInfo
 
 
@@ -48,8 +48,9 @@ def utcnow() -> datetime:
 
 
 def canonical_json(value: Any) -> str:
-    """One spelling per JSON value, so hashes and caches do not depend on key order."""
-    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    """One spelling per JSON value, so hashes and caches do not depend on key order: `json.dumps` with sorted
+    keys, compact and not ASCII-escaped, written by orjson where its text is the same (core/fast_json.py)."""
+    return canonical_dumps(value)
 
 
 def make_record_id(source: str, source_id: str, question: str) -> str:

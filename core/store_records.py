@@ -10,6 +10,7 @@ from typing import Any
 import pyarrow as pa
 from pydantic import ValidationError
 
+from core import fast_json
 from core.batching import batched
 from core.derived import read_record
 from core.models import Reason, Record, RecordState, content_hash, utcnow
@@ -269,8 +270,8 @@ class Records(EventLog):
             record=read_record(row.record, row.derived),
             state=RecordState(row.state),
             reasons=[Reason.model_validate(r) for r in json.loads(row.reasons)] if row.reasons else [],
-            validation=json.loads(row.validation) if row.validation else None,
-            judge=json.loads(row.judge) if row.judge else None,
+            validation=fast_json.loads(row.validation) if row.validation else None,
+            judge=fast_json.loads(row.judge) if row.judge else None,
             derived=row.derived,
         )
 

@@ -10,10 +10,10 @@ One query each over the stored JSON, so a release of 25,000 records does not bui
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from core import fast_json
 from core.models import RecordState
 from core.store import Store
 
@@ -64,7 +64,7 @@ def _judged(store: Store, source: str) -> list[tuple[str, dict[str, Any]]]:
     """(state, scores) of every record with a judge verdict that has scores."""
     rows = []
     for state, scores_json in store.con.execute(_JUDGED_SQL, [source]).fetchall():
-        scores = json.loads(scores_json) if isinstance(scores_json, str) else scores_json
+        scores = fast_json.loads(scores_json) if isinstance(scores_json, str) else scores_json
         if isinstance(scores, dict):
             rows.append((state, scores))
     return rows

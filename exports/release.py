@@ -33,6 +33,7 @@ from typing import Any, Literal, TypeVar
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from core import fast_json
 from core.derived import merged
 from core.models import RecordState
 from core.progress import tracked
@@ -563,11 +564,11 @@ def _accepted_rows(
     have DuckDB hold them all at once, a few hundred MB on a 25k-record release."""
     for raw in store.record_pages(source, [RecordState.ACCEPTED], READ_BATCH):
         try:
-            validation = json.loads(raw.validation) if raw.validation else None
-            judge = json.loads(raw.judge) if raw.judge else None
-            data = json.loads(raw.record)
+            validation = fast_json.loads(raw.validation) if raw.validation else None
+            judge = fast_json.loads(raw.judge) if raw.judge else None
+            data = fast_json.loads(raw.record)
             if raw.derived:  # the stage outputs kept beside the record (core/derived.py)
-                data = merged(data, json.loads(raw.derived))
+                data = merged(data, fast_json.loads(raw.derived))
             row = stored_row(data, validation, judge)
         except ValueError:
             row = None

@@ -4,13 +4,13 @@ the record in `judge_error` for the next run."""
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from functools import partial
 
 from pydantic import ValidationError
 
+from core import fast_json
 from core.batching import batched
 from core.derived import read_record, with_changes
 from core.gc_tuning import fewer_collections
@@ -110,7 +110,8 @@ def judge_row(row: RecordRow, judge: Judge, threshold: int) -> tuple[StateChange
     read back."""
     try:
         record = read_record(row.record, row.derived)
-        report = ValidationReport.model_validate(json.loads(row.validation) if row.validation else {"passed": True})
+        stored = fast_json.loads(row.validation) if row.validation else {"passed": True}
+        report = ValidationReport.model_validate(stored)
     except (ValidationError, ValueError) as exc:
         return None, parse_error_summary(exc)
     change, outcome = _decide(record, row.derived, report, judge, threshold)
