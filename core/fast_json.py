@@ -16,18 +16,10 @@ from typing import Any
 import orjson
 from pydantic_core import from_json
 
-# Sorted keys; a datetime, a dataclass or a subclass of str, int, dict or list is left to `json` (orjson would
-# write what `json` refuses, or write a subclass its own way).
-_ORJSON_OPTIONS = (
-    orjson.OPT_SORT_KEYS
-    | orjson.OPT_PASSTHROUGH_DATETIME
-    | orjson.OPT_PASSTHROUGH_DATACLASS
-    | orjson.OPT_PASSTHROUGH_SUBCLASS
-)
-# Where orjson's text can differ from `json`'s: a float in exponent form ("1e-8" against "1e-08") or below
-# 1e-4 ("0.00001" against "1e-05"), and NaN or infinity (orjson writes null). A string that merely contains
-# one of these ("e-mail") costs only the second, exact spelling.
-_MAY_DIFFER = (b"e+", b"e-", b"0.0000", b"null")
+# Sorted keys; a key that subclasses str is left to `json` (orjson would write it its own way).
+_ORJSON_OPTIONS = orjson.OPT_SORT_KEYS | orjson.OPT_PASSTHROUGH_SUBCLASS
+# Values walked at most: a larger value, or one that holds itself, is left to `json` (which says it is circular).
+_WALK_LIMIT = 1_000_000
 
 
 def loads(text: str | bytes) -> Any:
@@ -43,13 +35,34 @@ def loads(text: str | bytes) -> Any:
 def canonical_dumps(value: Any) -> str:
     """`json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))`: one spelling per
     JSON value."""
+    if not _plain(value):
+        return _json_canonical(value)
     try:
-        text = orjson.dumps(value, option=_ORJSON_OPTIONS)
+        return orjson.dumps(value, option=_ORJSON_OPTIONS).decode()
     except TypeError:  # orjson.JSONEncodeError: an integer beyond 64 bits, a key not a string, a deep value
         return _json_canonical(value)
-    if any(marker in text for marker in _MAY_DIFFER):
-        return _json_canonical(value)
-    return text.decode()
+
+
+def _plain(value: Any) -> bool:
+    """Whether `value` holds only dicts, lists, tuples, strings, integers, booleans and None: values orjson
+    spells as `json` does. A float is not: orjson writes "1e-8", "0.00001" and NaN where `json` writes
+    "1e-08", "1e-05" and NaN (tests/test_fast_json.py). Walking the values costs less than a tenth of
+    `json.dumps` on a record with its context; searching the text for a float's spelling cost more."""
+    stack = [value]
+    for _ in range(_WALK_LIMIT):
+        if not stack:
+            return True
+        item = stack.pop()
+        kind = type(item)
+        if kind is str or kind is int or kind is bool or item is None:
+            continue
+        if kind is dict:
+            stack.extend(item.values())
+        elif kind is list or kind is tuple:
+            stack.extend(item)
+        else:
+            return False
+    return False
 
 
 def _json_canonical(value: Any) -> str:

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import enum
 import json
 import math
 import random
@@ -74,8 +75,8 @@ def test_canonical_text_is_the_standard_librarys_on_random_values() -> None:
 
 
 def test_every_float_is_spelled_as_json_spells_it() -> None:
-    """orjson spells "1e-8" and "0.00001" where `json` spells "1e-08" and "1e-05", and NaN as null: each of
-    those must go to `json`."""
+    """orjson spells "1e-8" and "0.00001" where `json` spells "1e-08" and "1e-05", and NaN as null: a value
+    with a float must go to `json`."""
     rng = random.Random(7)
     for _ in range(200_000):
         number = _random_float(rng)
@@ -101,11 +102,24 @@ def test_values_orjson_refuses_are_written_by_json() -> None:
     deep: list[Any] = []
     for _ in range(300):
         deep = [deep]
-    for value in (2**70, -(2**64), {1: "a", 2: "b"}, Name("x"), {"k": Name("y")}, deep, {"a": float("nan")}):
+
+    class Colour(enum.Enum):
+        RED = 1
+
+    for value in (2**70, -(2**64), {1: "a", 2: "b"}, Name("x"), {"k": Name("y")}, {Name("z"): 1}, deep):
+        assert canonical_dumps(value) == _json_canonical(value)
+    for value in ({"a": float("nan")}, [1.5e-07], {"n": None, "x": 1e16}):
+        assert canonical_dumps(value) == _json_canonical(value)
+    with pytest.raises(TypeError):  # orjson would write an enum's value; json refuses it, and so does this
+        canonical_dumps({"c": Colour.RED})
         assert canonical_dumps(value) == _json_canonical(value)
 
 
 def test_what_json_cannot_write_still_fails() -> None:
+    circular: list[Any] = []
+    circular.append(circular)
+    with pytest.raises(ValueError, match="Circular"):
+        canonical_dumps({"a": circular})
     with pytest.raises(TypeError):
         canonical_dumps({"a": object()})
     with pytest.raises(TypeError):
