@@ -16,8 +16,8 @@ from typing import Any
 import orjson
 from pydantic_core import from_json
 
-# Sorted keys; a key that subclasses str is left to `json` (orjson would write it its own way).
-_ORJSON_OPTIONS = orjson.OPT_SORT_KEYS | orjson.OPT_PASSTHROUGH_SUBCLASS
+# Sorted keys. orjson refuses a key that is not exactly a str (an int, a StrEnum): `json` writes those.
+_ORJSON_OPTIONS = orjson.OPT_SORT_KEYS
 # Values walked at most: a larger value, or one that holds itself, is left to `json` (which says it is circular).
 _WALK_LIMIT = 1_000_000
 
