@@ -16,8 +16,6 @@ from typing import Any
 import orjson
 from pydantic_core import from_json
 
-# Sorted keys. orjson refuses a key that is not exactly a str (an int, a StrEnum): `json` writes those.
-_ORJSON_OPTIONS = orjson.OPT_SORT_KEYS
 # Values walked at most: a larger value, or one that holds itself, is left to `json` (which says it is circular).
 _WALK_LIMIT = 1_000_000
 
@@ -32,14 +30,14 @@ def loads(text: str | bytes) -> Any:
         return json.loads(text)
 
 
-def canonical_dumps(value: Any) -> str:
-    """`json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))`: one spelling per
-    JSON value."""
+def canonical_json(value: Any) -> str:
+    """One spelling per JSON value, so hashes and caches do not depend on key order: `json.dumps(value,
+    sort_keys=True, ensure_ascii=False, separators=(",", ":"))`, written by orjson where its text is the same."""
     if not _plain(value):
         return _json_canonical(value)
     try:
-        return orjson.dumps(value, option=_ORJSON_OPTIONS).decode()
-    except TypeError:  # orjson.JSONEncodeError: an integer beyond 64 bits, a key not a string, a deep value
+        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS).decode()
+    except TypeError:  # orjson.JSONEncodeError: an integer beyond 64 bits, a key not exactly a str, a deep value
         return _json_canonical(value)
 
 

@@ -11,7 +11,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 from pydantic_core import PydanticCustomError
 
 from core.evidence import Evidence
-from core.fast_json import canonical_dumps
+from core.fast_json import canonical_json  # record ids, content hashes and cache keys are made of it
 from core.review import ReviewInfo
 
 
@@ -45,12 +45,6 @@ class RecordState(StrEnum):
 
 def utcnow() -> datetime:
     return datetime.now(UTC)
-
-
-def canonical_json(value: Any) -> str:
-    """One spelling per JSON value, so hashes and caches do not depend on key order: `json.dumps` with sorted
-    keys, compact and not ASCII-escaped, written by orjson where its text is the same (core/fast_json.py)."""
-    return canonical_dumps(value)
 
 
 def make_record_id(source: str, source_id: str, question: str) -> str:

@@ -269,7 +269,7 @@ class Records(EventLog):
         return StoredRecord(
             record=read_record(row.record, row.derived),
             state=RecordState(row.state),
-            reasons=[Reason.model_validate(r) for r in json.loads(row.reasons)] if row.reasons else [],
+            reasons=[Reason.model_validate(r) for r in fast_json.loads(row.reasons)] if row.reasons else [],
             validation=fast_json.loads(row.validation) if row.validation else None,
             judge=fast_json.loads(row.judge) if row.judge else None,
             derived=row.derived,

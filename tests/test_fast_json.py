@@ -13,11 +13,12 @@ from typing import Any
 
 import pytest
 
-from core.fast_json import canonical_dumps, loads
-from core.models import canonical_json
+from core import models
+from core.fast_json import canonical_json, loads
 
 
 def _json_canonical(value: Any) -> str:
+    """The oracle: the standard library's canonical spelling, written here again on purpose."""
     return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
 
 
@@ -71,7 +72,7 @@ def test_canonical_text_is_the_standard_librarys_on_random_values() -> None:
     rng = random.Random(20261128)
     for _ in range(20_000):
         value = _random_value(rng)
-        assert canonical_dumps(value) == _json_canonical(value), value
+        assert canonical_json(value) == _json_canonical(value), value
 
 
 def test_every_float_is_spelled_as_json_spells_it() -> None:
@@ -80,24 +81,24 @@ def test_every_float_is_spelled_as_json_spells_it() -> None:
     rng = random.Random(7)
     for _ in range(200_000):
         number = _random_float(rng)
-        assert canonical_dumps(number) == _json_canonical(number), repr(number)
-        assert canonical_dumps({"v": [number]}) == _json_canonical({"v": [number]}), repr(number)
+        assert canonical_json(number) == _json_canonical(number), repr(number)
+        assert canonical_json({"v": [number]}) == _json_canonical({"v": [number]}), repr(number)
     for number in (1e-05, 1e-08, 1e16, 1e22, 5e-324, -0.0, math.nan, math.inf, -math.inf, 1e15, 0.0001):
-        assert canonical_dumps(number) == _json_canonical(number)
+        assert canonical_json(number) == _json_canonical(number)
 
 
 def test_every_code_point_and_key_order_as_json_writes_them() -> None:
     points = [chr(c) for c in range(0x30000) if not 0xD800 <= c <= 0xDFFF] + [chr(c) for c in range(0xE0000, 0x110000)]
     text = "".join(points)
-    assert canonical_dumps(text) == _json_canonical(text)
+    assert canonical_json(text) == _json_canonical(text)
     rng = random.Random(3)
     keyed = {rng.choice(points) + rng.choice(points): n for n in range(5000)}
-    assert canonical_dumps(keyed) == _json_canonical(keyed)
+    assert canonical_json(keyed) == _json_canonical(keyed)
 
 
 def test_values_orjson_refuses_are_written_by_json() -> None:
     class Name(str):
-        pass
+        """A str subclass, as a StrEnum is: orjson refuses it as a key."""
 
     deep: list[Any] = []
     for _ in range(300):
@@ -107,29 +108,35 @@ def test_values_orjson_refuses_are_written_by_json() -> None:
         RED = 1
 
     for value in (2**70, -(2**64), {1: "a", 2: "b"}, Name("x"), {"k": Name("y")}, {Name("z"): 1}, deep):
-        assert canonical_dumps(value) == _json_canonical(value)
+        assert canonical_json(value) == _json_canonical(value)
     for value in ({"a": float("nan")}, [1.5e-07], {"n": None, "x": 1e16}):
-        assert canonical_dumps(value) == _json_canonical(value)
+        assert canonical_json(value) == _json_canonical(value)
     with pytest.raises(TypeError):  # orjson would write an enum's value; json refuses it, and so does this
-        canonical_dumps({"c": Colour.RED})
-        assert canonical_dumps(value) == _json_canonical(value)
+        canonical_json({"c": Colour.RED})
+        assert canonical_json(value) == _json_canonical(value)
 
 
 def test_what_json_cannot_write_still_fails() -> None:
     circular: list[Any] = []
     circular.append(circular)
     with pytest.raises(ValueError, match="Circular"):
-        canonical_dumps({"a": circular})
+        canonical_json({"a": circular})
     with pytest.raises(TypeError):
-        canonical_dumps({"a": object()})
+        canonical_json({"a": object()})
     with pytest.raises(TypeError):
-        canonical_dumps({"a": {1, 2}})
+        canonical_json({"a": {1, 2}})
 
 
 def test_record_ids_and_hashes_are_unchanged() -> None:
-    """canonical_json (record ids, content hashes, cache keys) is the fast writer."""
+    """Record ids, content hashes and cache keys are made with this writer, and keep their spelling."""
+    assert models.canonical_json is canonical_json
     value = {"b": [1, 2.5, None, "é"], "a": {"z": 1e-07, "y": True}}
     assert canonical_json(value) == _json_canonical(value) == '{"a":{"y":true,"z":1e-07},"b":[1,2.5,null,"é"]}'
+    plain = {"b": [1, None, "é"], "a": {"y": True}}
+    assert canonical_json(plain) == '{"a":{"y":true},"b":[1,null,"é"]}'
+    assert models.make_record_id("hotpotqa", "5a8b", "Who?") == (
+        "1d25fc8eedaf278ccdbd0125fc21be50c2f99ec226029f50f097776b2bcd4f35"  # computed with json.dumps
+    )
 
 
 def test_reading_gives_the_standard_librarys_values_on_random_text() -> None:
