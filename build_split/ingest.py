@@ -12,13 +12,16 @@ from build_split.options import RunOptions
 from build_split.sources import stream_source
 from core import revisions
 from core.batching import batched
+from core.gc_tuning import fewer_collections
 from core.models import Reason, RecordState
+from core.parallel import MIN_PARALLEL, start_fork_server
 from core.progress import tracked
 from core.store import Store, UpsertCounts
 from core.store_events import WRITE_BATCH
 from loaders.base import LoadResult
 
 
+@fewer_collections()  # 25k items: 0.2 s of collections finding no garbage
 def load_into_store(store: Store, options: RunOptions) -> tuple[UpsertCounts, LoadResult]:
     """Store the source's items and keep the rows that could not be used as load rejections."""
     items, result = stream_source(options)
@@ -35,6 +38,7 @@ def load_into_store(store: Store, options: RunOptions) -> tuple[UpsertCounts, Lo
     return counts, result
 
 
+@fewer_collections()  # 25k records: 1.8 s of collections (17 full ones) finding no garbage
 def import_into_store(
     store: Store, source: str, path: Path, *, overwrite: bool = False
 ) -> tuple[UpsertCounts, ImportResult, Counter[str]]:
@@ -50,9 +54,13 @@ def import_into_store(
     where = str(path.resolve())  # --status and --rejections say where the file is
     counts = UpsertCounts()
     verdicts: Counter[str] = Counter()
+    fork_server = False
     for chunk in batched(
         tracked(records, f"import ({source})"), WRITE_BATCH
     ):  # result.rejections complete after the last chunk
+        if not fork_server and result.lines >= MIN_PARALLEL:
+            # Validation will check these records in worker processes: their fork server starts now.
+            fork_server = start_fork_server(result.lines)
         incoming = []
         for record in chunk:
             line, digest = result.line_of.pop(record.record_id, (0, ""))

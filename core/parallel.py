@@ -9,6 +9,7 @@ what it would commit in process. Small runs stay in process: starting workers co
 from __future__ import annotations
 
 import multiprocessing
+import multiprocessing.forkserver
 import os
 import select
 import threading
@@ -49,6 +50,24 @@ def worker_count(pending: int) -> int:
     return cores if cores > 1 and pending >= MIN_PARALLEL else 0
 
 
+def start_fork_server(pending: int) -> bool:
+    """Start the fork server that stages of `pending` records take their workers from, if they will use
+    workers, and return at once: it imports the workers' modules (about 0.5 s of CPU) in its own process while
+    this one goes on. Called as a large import begins, it spares the validation stage that wait: on a
+    25k-record run its first batch came back 1.2 s after the stage began, its later ones every 0.37 s."""
+    if worker_count(pending) <= 0:
+        return False
+    _fork_server_context()
+    multiprocessing.forkserver.ensure_running()  # spawns the server; does not wait for its imports
+    return True
+
+
+def _fork_server_context() -> multiprocessing.context.BaseContext:
+    context = multiprocessing.get_context("forkserver")  # no fork of a process holding DuckDB's threads
+    context.set_forkserver_preload(_PRELOAD)
+    return context
+
+
 def _die_with(parent: int) -> None:
     """Run in each worker as it starts: the worker ends when the run that started it ends, however it ends.
 
@@ -87,8 +106,7 @@ def map_batches(
         for batch in batches:
             yield batch, [work(item) for item in batch]
         return
-    context = multiprocessing.get_context("forkserver")  # no fork of a process holding DuckDB's threads
-    context.set_forkserver_preload(_PRELOAD)
+    context = _fork_server_context()
     pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_die_with, initargs=(os.getpid(),))
     try:
         in_flight: deque[tuple[Sequence[T], Iterator[R]]] = deque()

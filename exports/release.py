@@ -35,6 +35,7 @@ import pyarrow.parquet as pq
 
 from core import fast_json
 from core.derived import merged
+from core.gc_tuning import fewer_collections
 from core.models import RecordState
 from core.progress import tracked
 from core.sources import release_config_of, source_family
@@ -128,6 +129,7 @@ def config_for(source: str) -> str:
     return release_config_of(source)
 
 
+@fewer_collections()  # 25k records: 0.4 s of collections finding no garbage
 def write_release(
     store: Store,
     source: str,

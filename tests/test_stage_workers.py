@@ -189,3 +189,16 @@ def test_a_stage_of_a_few_records_leaves_its_writes_to_duckdb_and_they_are_kept(
         assert (tmp_path / f"{STORE_FILENAME}.wal").stat().st_size > 0
     with Store.open(tmp_path) as store:
         assert store.state_counts("hotpotqa") == dict(counts) == {"validated": 4, "rejected": 8}
+
+
+def test_the_fork_server_starts_early_only_for_a_run_that_will_use_workers(monkeypatch: pytest.MonkeyPatch) -> None:
+    import multiprocessing.forkserver
+
+    monkeypatch.setenv(parallel.WORKERS_ENV, "0")
+    assert parallel.start_fork_server(10**6) is False  # SOB_WORKERS=0: every stage stays in process
+    monkeypatch.setenv(parallel.WORKERS_ENV, "2")
+    assert parallel.start_fork_server(10) is True
+    server = multiprocessing.forkserver._forkserver._forkserver_pid  # the one the stages' workers fork from
+    assert server is not None and os.waitpid(server, os.WNOHANG) == (0, 0)  # running
+    assert list(parallel.map_batches(_double, [[1, 2], [3]], workers=2)) == [([1, 2], [2, 4]), ([3], [6])]
+    assert multiprocessing.forkserver._forkserver._forkserver_pid == server  # the workers came from it
