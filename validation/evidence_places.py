@@ -114,6 +114,7 @@ class Layout:
         self.text = ctx.raw  # markup blanked, offsets as in the original
         self.original = ctx.original
         self.is_transcript = ctx.raw != ctx.original
+        self._sentences: dict[int, list[str]] = {}  # a line's start -> its sentences
 
     def line(self, offset: int) -> tuple[int, int]:
         start = self.text.rfind("\n", 0, offset) + 1
@@ -122,13 +123,15 @@ class Layout:
 
     def sentence(self, offset: int) -> str:
         start, end = self.line(offset)
-        line = self.text[start:end]
+        pieces = self._sentences.get(start)
+        if pieces is None:  # a line's sentences are split once: several values of a record stand in one line
+            pieces = self._sentences[start] = _SENTENCE_END.split(self.text[start:end])
         position = 0
-        for piece in _SENTENCE_END.split(line):
+        for piece in pieces:
             if position + len(piece) >= offset - start:
                 return piece
             position += len(piece) + 1
-        return line
+        return self.text[start:end]
 
     def paragraph_head(self, offset: int) -> str:
         """The first line of the paragraph (HotpotQA: the article title) holding `offset`."""

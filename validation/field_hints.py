@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections import OrderedDict
+from functools import lru_cache
 from typing import Any
 
 from validation.readings.fields import FieldHint, field_hint
@@ -73,7 +74,13 @@ def field_hints(ground_truth: Any, schema: Any, key: str | None = None) -> dict[
 
 def hint_for(hints: dict[str, FieldHint] | None, path: str, key: str | None) -> FieldHint:
     if hints:
-        found = hints.get(_INDEX.sub("[]", path)) if "[" in path else hints.get(path)
+        found = hints.get(_pattern_of(path) if "[" in path else path)
         if found is not None:
             return found
     return field_hint(key or "")
+
+
+@lru_cache(maxsize=8192)
+def _pattern_of(path: str) -> str:
+    """`$.items[3].name` -> `$.items[].name`: the key of its hint (asked a dozen times per leaf)."""
+    return _INDEX.sub("[]", path)

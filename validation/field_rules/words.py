@@ -191,7 +191,10 @@ def lowered_text(text: str) -> str:
 def mentioned(field: frozenset[str] | set[str], lowered_text: str) -> bool:
     """Does any of the field's words occur in the (lower-cased) text at all? When none does, no place of the
     text stands by them, and the checks that look for them can stop at once."""
-    return any(word in lowered_text for word in field if len(word) >= 3)
+    for word in field:  # a loop, not `any(...)`: asked a dozen times per record, mostly of short word sets
+        if len(word) >= 3 and word in lowered_text:
+            return True
+    return False
 
 
 def _is_row(line: str) -> bool:
