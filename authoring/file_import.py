@@ -20,7 +20,6 @@ from core.boundary import InputLine, read_json_lines
 from core.evidence import Evidence, parse_evidence_map
 from core.limits import check_nesting
 from core.models import Provenance, Reason, Record, SourceItem, utcnow
-from core.prefetch import prefetched
 from validation import characters
 
 STAGE = "import"
@@ -79,9 +78,9 @@ def origin_path(path: Path) -> str:
 def _records(path: Path, lookup: SourceLookup, batch_size: int, result: ImportResult) -> Iterator[Record]:
     first_line_of: dict[str, int] = {}  # record id -> line: duplicates are found across the whole file
     now = utcnow()
-    # The lines are parsed and checked in a background thread while the caller stores the batch before.
-    for batch, checked in prefetched(_checked_batches(path, batch_size)):
+    for batch in batched(read_json_lines(path), batch_size):
         result.lines += len(batch)
+        checked = [(parsed, _check_line(parsed)) for parsed in batch]
         wanted = {outcome[0].source_id for _, outcome in checked if isinstance(outcome, tuple)}
         items = lookup(sorted(wanted)) if wanted else {}
         for parsed, outcome in checked:
@@ -127,14 +126,6 @@ def _records(path: Path, lookup: SourceLookup, batch_size: int, result: ImportRe
             first_line_of[record.record_id] = line_no
             result.line_of[record.record_id] = (line_no, hashlib.sha256(parsed.raw.encode("utf-8")).hexdigest())
             yield record
-
-
-def _checked_batches(
-    path: Path, batch_size: int
-) -> Iterator[tuple[list[InputLine], list[tuple[InputLine, tuple[AuthoredLine, dict[str, Evidence]] | list[Reason]]]]]:
-    """Each batch of the file's lines, and each line with its outcome (`_check_line`)."""
-    for batch in batched(read_json_lines(path), batch_size):
-        yield batch, [(parsed, _check_line(parsed)) for parsed in batch]
 
 
 def _check_line(parsed: InputLine) -> tuple[AuthoredLine, dict[str, Evidence]] | list[Reason]:
