@@ -14,7 +14,7 @@ from core import revisions
 from core.batching import batched
 from core.gc_tuning import fewer_collections
 from core.models import Reason, RecordState
-from core.parallel import MIN_PARALLEL, start_fork_server
+from core.parallel import start_fork_server
 from core.progress import tracked
 from core.store import Store, UpsertCounts
 from core.store_events import WRITE_BATCH
@@ -54,13 +54,11 @@ def import_into_store(
     where = str(path.resolve())  # --status and --rejections say where the file is
     counts = UpsertCounts()
     verdicts: Counter[str] = Counter()
-    fork_server = False
-    for chunk in batched(
-        tracked(records, f"import ({source})"), WRITE_BATCH
+    for number, chunk in enumerate(
+        batched(tracked(records, f"import ({source})"), WRITE_BATCH)
     ):  # result.rejections complete after the last chunk
-        if not fork_server and result.lines >= MIN_PARALLEL:
-            # Validation will check these records in worker processes: their fork server starts now.
-            fork_server = start_fork_server(result.lines)
+        if number == 0:  # a file this large will be validated in workers: their fork server starts now
+            start_fork_server(result.lines)
         incoming = []
         for record in chunk:
             line, digest = result.line_of.pop(record.record_id, (0, ""))

@@ -194,6 +194,9 @@ def test_a_stage_of_a_few_records_leaves_its_writes_to_duckdb_and_they_are_kept(
 def test_the_fork_server_starts_early_only_for_a_run_that_will_use_workers(monkeypatch: pytest.MonkeyPatch) -> None:
     import multiprocessing.forkserver
 
+    monkeypatch.delenv(parallel.WORKERS_ENV, raising=False)
+    monkeypatch.setattr(parallel, "available_cores", lambda: 2)
+    assert parallel.start_fork_server(parallel.MIN_PARALLEL - 1) is False  # a small run stays in process
     monkeypatch.setenv(parallel.WORKERS_ENV, "0")
     assert parallel.start_fork_server(10**6) is False  # SOB_WORKERS=0: every stage stays in process
     monkeypatch.setenv(parallel.WORKERS_ENV, "2")

@@ -110,18 +110,15 @@ def test_source_items_by_id_returns_only_the_asked_readable_items(tmp_path: Path
         assert store.source_items_by_id("hotpotqa", []) == {}
 
 
-def test_a_large_import_starts_the_workers_fork_server_as_it_begins(tmp_path: Path, monkeypatch) -> None:
-    """Validation checks a large import's records in workers: their fork server is started as the import begins
-    (core/parallel.py), once, with the number of lines read so far; a small import starts none."""
+def test_an_import_asks_for_the_workers_fork_server_once_as_it_begins(tmp_path: Path, monkeypatch) -> None:
+    """Validation checks a large import's records in workers: the import asks for their fork server once, after its
+    first batch of lines, with the number read (core/parallel.py decides: tests/test_stage_workers.py)."""
     import build_split.ingest as ingest
 
     asked: list[int] = []
     monkeypatch.setattr(ingest, "start_fork_server", lambda pending: asked.append(pending) or True)
-    monkeypatch.setattr(ingest, "MIN_PARALLEL", 5)  # these 8 lines stand for a large file
+    monkeypatch.setattr(ingest, "WRITE_BATCH", 3)  # three records stored per batch: asked after the first only
     with Store.open(tmp_path / "ws") as store:
         store.upsert_source_items(ITEMS.values())
         counts, _, _ = import_into_store(store, "hotpotqa", write(tmp_path, LINES))
         assert counts.new == 4 and asked == [8]
-        asked.clear()
-        import_into_store(store, "hotpotqa", write(tmp_path, LINES[:4]))
-        assert asked == []  # 4 lines: below the size at which the stages use workers
