@@ -32,6 +32,7 @@ def articles(text: str) -> tuple[tuple[int, int, str], ...]:
     return tuple(found) if len(found) >= MIN_ARTICLES else ()
 
 
+@lru_cache(maxsize=4096)
 def _title_name(title: str) -> str:
     """ "Madonna (book)" is about Madonna; a quoted title is its words."""
     return re.sub(r"\s*\([^)]*\)\s*$", "", title).strip().strip("\"'“”").lower()

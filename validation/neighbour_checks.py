@@ -93,6 +93,19 @@ def _region_after(layout: Any, end: int) -> tuple[int, int]:
     return end, stop
 
 
+def _has_correction_hint(region: str) -> bool:
+    lowered = region.lower()
+    return any(word in lowered for word in _CORRECTION_HINTS)
+
+
+def may_be_corrected(place: tuple[int, int], layout: Any) -> bool:
+    """Does a correction word stand anywhere a correction of the figure at `place` could (`check_corrected`
+    without a limit)? When it does not, `check_corrected` finds nothing there under any limit: a limit only
+    shortens the region."""
+    start, stop = _region_after(layout, place[1])
+    return _has_correction_hint(layout.text[start:stop])
+
+
 def check_corrected(
     leaf: Any, value: Decimal, place: tuple[int, int], layout: Any, doubt: Any, limit: int | None = None
 ) -> None:
@@ -103,8 +116,7 @@ def check_corrected(
     if limit is not None:
         stop = max(start, min(stop, limit))
     region = text[start:stop]
-    lowered = region.lower()
-    if not any(word in lowered for word in _CORRECTION_HINTS):
+    if not _has_correction_hint(region):
         return  # no correction word near: most figures, settled by a few substring searches
     for marker in _CORRECTION.finditer(region):
         at = start + marker.start()
@@ -245,11 +257,14 @@ def _has(window: str, stems: tuple[str, ...]) -> str | None:
     return found.group() if found else None
 
 
+_CLAUSE_CUT = re.compile(r"[.;!?,]\s|\n")
+
+
 def _window(text: str, start: int, end: int) -> str:
     """The words around a value in its own clause: up to 60 characters before it, back to the last comma or full
     stop, and to the next comma or full stop after it."""
     head = text[max(0, start - 60) : start]
-    cuts = [m.end() for m in re.finditer(r"[.;!?,]\s|\n", head)]
+    cuts = [m.end() for m in _CLAUSE_CUT.finditer(head)]
     head = head[cuts[-1] :] if cuts else head
     tail = text[end : end + 40]
     stop = _CLAUSE_BREAK.search(tail)

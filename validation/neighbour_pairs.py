@@ -13,6 +13,15 @@ from validation.readings.numbers import to_decimal
 PAIRING_RATIO = 0.6  # crossed pairs this much closer in the text than the pairs given: likely swapped
 
 
+_LAST_STEP = re.compile(r"(\[\d+\]|\.[^.\[]+)$")
+
+
+@lru_cache(maxsize=4096)
+def _container_of(parent: str) -> str:
+    """`$.a[0]` and `$.a[1]` are items of `$.a`, `$.x.p` and `$.x.q` members of `$.x`."""
+    return _LAST_STEP.sub("", parent)
+
+
 def _objects(leaves: list[Any], spans: dict[str, tuple[int, int]]) -> list[list[dict[str, Any]]]:
     """Groups of objects with the same fields: the objects of one array or one parent, and the root's fields
     grouped by their first word (`offered_name`, `offered_held_at` / `sought_name`, `sought_held_at`). Each
@@ -30,7 +39,7 @@ def _objects(leaves: list[Any], spans: dict[str, tuple[int, int]]) -> list[list[
             by_parent.setdefault(leaf.parent, {})[leaf.key] = leaf
     groups: dict[str, list[dict[str, Any]]] = {}
     for parent, fields in by_parent.items():
-        container = re.sub(r"(\[\d+\]|\.[^.\[]+)$", "", parent)  # `$.a[0]` and `$.a[1]`, `$.x.p` and `$.x.q`
+        container = _container_of(parent)
         groups.setdefault(container, []).append(fields)
     groups["$ by prefix"] = list(roots.values())
     return [objects for objects in groups.values() if len(objects) >= 2]

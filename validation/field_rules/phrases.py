@@ -20,9 +20,7 @@ from validation.field_rules.words import (
     key_meaning,
     lowered_text,
 )
-from validation.neighbour_checks import (
-    check_corrected,
-)
+from validation.neighbour_checks import check_corrected, may_be_corrected
 from validation.readings.fields import FieldHint
 from validation.readings.numbers import number_mentions, to_decimal
 
@@ -99,6 +97,8 @@ def _check_corrected_everywhere(
     """A figure corrected where it is found, unless it is also said elsewhere and left standing there: "FIVE" of
     one criterion, corrected, is not the "FIVE" given to the next one. Where the object's own name (a criterion)
     is said, only the places after it and before another object's name count."""
+    if not any(may_be_corrected(candidate, layout) for candidate in dict.fromkeys([place, *others])):
+        return  # no correction word after any of its places: most figures, settled before their objects' marks
     marks = _object_marks(leaf, leaves, layout.text)
     own = _in_own_region([place, *others], marks)
     found: list[tuple[str, str, str]] = []

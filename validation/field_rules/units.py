@@ -169,6 +169,24 @@ _SCALE_NAMES = {
 _NOT_SCALED = re.compile(r"\bnot (?:in |as |counted in )?(thousands|millions|billions|trillions)\b", re.IGNORECASE)
 
 
+_SCALE_LETTERS = frozenset("KMBT")
+
+
+def _may_name_scale(window: str) -> bool:
+    """Could `_SCALE_AFTER` match in the window? An ASCII window without a scale word or letter cannot (most
+    numbers): a few substring tests instead of the pattern. Other text may fold to one ("K", the kelvin sign)."""
+    if not window.isascii():
+        return True
+    lowered = window.lower()
+    return (
+        "thousand" in lowered
+        or "illion" in lowered
+        or "bn" in lowered
+        or "mn" in lowered
+        or not _SCALE_LETTERS.isdisjoint(window)
+    )
+
+
 # the words a field's name may count in (not the bare letters "b" and "t", too often other words in a name)
 _SCALE_WORDS = set(_SCALE_NAMES) - {"b", "t"}
 
@@ -177,6 +195,8 @@ def _check_scale(leaf: LeafLike, hint: FieldHint, text: str, place: tuple[int, i
     """ "$43 million" given as 43 in a field that does not say it counts millions, or "$1.4 billion" given as 1.4
     in a field that counts millions."""
     window = text[place[0] : max(place[1], place[0]) + 14]
+    if not _may_name_scale(window):
+        return
     match = _SCALE_AFTER.search(window)
     if match is None or not close(float(match.group(1).replace(",", ".")), leaf.value):
         return

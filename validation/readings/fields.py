@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 from validation.readings.money import _currency_in
 from validation.readings.units import _UNIT_WORDS
@@ -46,7 +46,7 @@ class FieldHint:
     is_number: bool = False  # the schema types it a number (or integer) only
     is_boolean: bool = False  # the schema types it a boolean only (`born_in_england` holds no date)
 
-    @property
+    @cached_property  # hints are shared (`field_hint` is cached) and asked for their words by many rules
     def words(self) -> frozenset[str]:
         return field_words(self.key, self.description)
 

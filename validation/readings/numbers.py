@@ -59,11 +59,21 @@ def to_decimal(value: Any) -> Decimal | None:
         if isinstance(value, float):
             return Decimal(repr(value))
         if isinstance(value, str):
-            text = value.strip().replace(",", "").replace("−", "-").replace("–", "-")
-            return Decimal(text) if re.fullmatch(r"-?\d+(\.\d+)?", text) else None
+            return _decimal_of_text(value)
     except InvalidOperation:
         return None
     return None
+
+
+_DECIMAL_TEXT = re.compile(r"-?\d+(\.\d+)?")
+
+
+@lru_cache(maxsize=4096)
+def _decimal_of_text(value: str) -> Decimal | None:
+    """A string that is a plain number ("1,500", "-3.5"): the rules ask for the same values many times a record.
+    Decimals are immutable, so one may be handed out again."""
+    text = value.strip().replace(",", "").replace("−", "-").replace("–", "-")
+    return Decimal(text) if _DECIMAL_TEXT.fullmatch(text) else None
 
 
 def close(a: Decimal | float, b: Decimal | float, *, rounding: Decimal | None = None) -> bool:
