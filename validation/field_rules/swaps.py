@@ -4,6 +4,7 @@ the other's."""
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Any
 
 from validation.field_hints import hint_for
@@ -53,22 +54,23 @@ def _check_other_phrase(
             continue
         # The field's own words: not those it shares with a sibling of its kind (`seated_capacity` beside
         # `total_capacity` is "seated", not "capacity"; `formed_by`, a name, takes nothing from `formed_year`).
-        kin = siblings.get((leaf.parent, shape_of(leaf.value)), set())
-        shared = set().union(*(key_meaning(k) for k in kin if k != leaf.key))
-        own = key_meaning(leaf.key) - shared - _GENERIC - {"year", "date", "number", "count", "total", "amount"}
+        own = _own_words(leaf.key, frozenset(siblings.get((leaf.parent, shape_of(leaf.value)), ())))
         if not own or not mentioned(own, lowered):
             continue  # the text never uses the field's words: no number stands by them
         located = spans[leaf.path]
-        if affinity(window_words(text, *located, before=_NEAR_BEFORE, after=_NEAR_AFTER, inside=True), own) and (
-            not names or _names_near(layout, located[0], names)
-        ):
+        by_own_words = affinity(window_words(text, *located, before=_NEAR_BEFORE, after=_NEAR_AFTER, inside=True), own)
+        if by_own_words and (not names or _names_near(layout, located[0], names)):
             continue  # where it was placed, its field's words stand by it: the common case, settled cheaply
         found = find(leaf.value, hint_for(hints, leaf.path, leaf.key))
         places = _with_spelled(list(dict.fromkeys([located, *found])), text, leaf.value)  # its evidence counts too
         # Only where the record's own entities are written: another entity's "formed in 2014" says nothing.
         about = [p for p in places if _names_near(layout, p[0], names)] or places
         if any(
-            affinity(window_words(text, start, end, before=_NEAR_BEFORE, after=_NEAR_AFTER, inside=True), own)
+            (
+                by_own_words
+                if (start, end) == located  # its words were read there above
+                else affinity(window_words(text, start, end, before=_NEAR_BEFORE, after=_NEAR_AFTER, inside=True), own)
+            )
             or affinity(field_words(cell_header(text, start) or ""), own)  # a table cell: its column's header
             or _subject_names(_subject_words(layout, start), own)
             for start, end in about
@@ -89,6 +91,16 @@ def _check_other_phrase(
             )
 
 
+_KIND_WORDS = frozenset({"year", "date", "number", "count", "total", "amount"})
+
+
+@lru_cache(maxsize=4096)
+def _own_words(key: str, kin: frozenset[str]) -> frozenset[str]:
+    """A field's own words among its siblings of one kind (`kin`, its own key included): once per schema."""
+    shared = set().union(*(key_meaning(k) for k in kin if k != key))
+    return key_meaning(key) - shared - _GENERIC - _KIND_WORDS
+
+
 def _subject_words(layout: LayoutLike, offset: int) -> set[str]:
     """The first words of a short sentence's clause that holds a number: its subject ("Unit tests tasks are run to a
     maximum of 100 steps")."""
@@ -101,7 +113,7 @@ def _subject_words(layout: LayoutLike, offset: int) -> set[str]:
     return set(field_words(" ".join(re.findall(r"[A-Za-z]+", layout.text[at:offset])[:3])))
 
 
-def _subject_names(subject: set[str], own: set[str]) -> bool:
+def _subject_names(subject: set[str], own: frozenset[str]) -> bool:
     """Does a sentence's subject name the field: two of its words (one for a field of one), "unit tests" for
     `unit_test`, not "The film" for `feature_films_edited`."""
     stems = {w[:4] for w in own if len(w) >= 3}
@@ -128,7 +140,7 @@ def _names_near(layout: LayoutLike, offset: int, names: list[str]) -> bool:
 
 
 def _rival_by_field_words(
-    text: str, layout: LayoutLike, places: list[tuple[int, int]], shape: str, number: Any, own: set[str]
+    text: str, layout: LayoutLike, places: list[tuple[int, int]], shape: str, number: Any, own: frozenset[str]
 ) -> tuple[int, int] | None:
     """Another number of the same kind, in a sentence where the value is written, that stands by the field's
     words."""
