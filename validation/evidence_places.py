@@ -10,6 +10,7 @@ from typing import Any, NamedTuple
 
 from validation import paths
 from validation.grounding import NormalizedContext, is_grounded, is_negative_at, normalize_context
+from validation.grounding import lowered_text as _lowered
 from validation.normalise import matches_normalised, number_readings, same_number
 from validation.readings.dates import date_places
 
@@ -360,11 +361,6 @@ def _phrase_end(lowered: str, position: int, parts: list[str]) -> int:
             return -1
         position = gap + len(part)
     return position
-
-
-@lru_cache(maxsize=64)
-def _lowered(text: str) -> str:
-    return text.lower()
 
 
 @lru_cache(maxsize=64)

@@ -152,6 +152,12 @@ class NormalizedContext:
         return frozenset(values)
 
 
+@lru_cache(maxsize=64)
+def lowered_text(text: str) -> str:
+    """The context in lower case, once per context: the locator and the field rules both search it."""
+    return text.lower()
+
+
 def normalize_context(context: str) -> NormalizedContext:
     """Cached: records written about the same source item share its context. Large contexts get a
     cache of their own, so a few of them cannot hold much memory or evict the many small ones."""

@@ -89,14 +89,15 @@ def _check_copy(leaf: LeafLike, hint: FieldHint, text: str, doubt: Doubt) -> Non
             leaf.path,
         )
         return
-    items = [item for item in _ITEM_SEPARATORS.split(value) if item]
-    if len(items) >= 4 and leaf.key and not leaf.key.endswith("s") and not hint.words & _LIST_WORDS:
-        doubt(
-            "copied_span",
-            f"{len(items)} items pasted as the one value of {leaf.key!r} (a table column or a list, not a value)",
-            leaf.path,
-        )
-        return
+    if leaf.key and not leaf.key.endswith("s") and not hint.words & _LIST_WORDS:  # a field of one thing
+        items = [item for item in _ITEM_SEPARATORS.split(value) if item]
+        if len(items) >= 4:
+            doubt(
+                "copied_span",
+                f"{len(items)} items pasted as the one value of {leaf.key!r} (a table column or a list, not a value)",
+                leaf.path,
+            )
+            return
     several_lines = value.count("\n") >= 2 or value.count("|") >= 4
     names_one = bool(field_words(leaf.key or "") & _ONE_THING_WORDS)
     if len(words) > MAX_COPY_WORDS or several_lines or (names_one and len(words) > MAX_NAME_WORDS):

@@ -18,8 +18,8 @@ from validation.field_rules.words import (
     LeafLike,
     _narrow,
     key_meaning,
-    lowered_text,
 )
+from validation.grounding import lowered_text
 from validation.neighbour_checks import check_corrected, may_be_corrected
 from validation.readings.fields import FieldHint
 from validation.readings.numbers import number_mentions, to_decimal

@@ -20,11 +20,11 @@ from validation.field_rules.words import (
     _clause,
     affinity,
     key_meaning,
-    lowered_text,
     mentioned,
     shape_of,
     window_words,
 )
+from validation.grounding import lowered_text
 from validation.readings.fields import FieldHint, field_words
 from validation.readings.numbers import close, to_decimal
 from validation.readings.units import parse_unit

@@ -183,11 +183,6 @@ def _long_words(field: frozenset[str]) -> tuple[str, ...]:
     return tuple(f for f in field if len(f) >= 4)
 
 
-@lru_cache(maxsize=64)
-def lowered_text(text: str) -> str:
-    return text.lower()
-
-
 def mentioned(field: frozenset[str] | set[str], lowered_text: str) -> bool:
     """Does any of the field's words occur in the (lower-cased) text at all? When none does, no place of the
     text stands by them, and the checks that look for them can stop at once."""
