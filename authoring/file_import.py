@@ -162,6 +162,8 @@ def _check_line(parsed: InputLine) -> tuple[AuthoredLine, dict[str, Evidence]] |
 def _characters(authored: AuthoredLine, line_no: int) -> tuple[AuthoredLine, list[Reason]]:
     """The line in one Unicode normalisation (validation/characters.py), and a reason for every ground-truth
     string that holds a character nobody can see or a word that mixes look-alike alphabets."""
+    if all(characters.plain_ascii(part) for part in (authored.question, authored.ground_truth, authored.evidence)):
+        return authored, []  # nothing to normalise or to find
     authored = authored.model_copy(
         update={
             "question": characters.normalised(authored.question),

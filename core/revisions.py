@@ -245,6 +245,7 @@ def record(con: Any, screened: Screened) -> None:
             continue  # the same conflict seen again: listed once
         rev = next_rev.get(rid, known.get(rid) or 0) + 1
         next_rev[rid] = rev
+        content = authored_content(record_)
         if d.verdict != "conflict":
             settle.append(rid)
         rows.append(
@@ -259,8 +260,8 @@ def record(con: Any, screened: Screened) -> None:
                 json.dumps(d.incoming.origin.detail, ensure_ascii=False, default=str),
                 d.incoming.origin.time,
                 now,
-                content_hash(authored_content(record_)),
-                json.dumps(authored_content(record_), ensure_ascii=False),
+                content_hash(content),
+                json.dumps(content, ensure_ascii=False),
                 json.dumps(d.change, ensure_ascii=False, default=str),
                 d.verdict == "overwrote",
             ]

@@ -60,6 +60,18 @@ def normalised(value: Any) -> Any:
     return value
 
 
+def plain_ascii(value: Any) -> bool:
+    """Every string of a JSON value (keys too) printable ASCII: `normalised` leaves it as it is and
+    `value_problems` finds nothing in it (most answers), so both can be skipped."""
+    if isinstance(value, str):
+        return value.isascii() and value.isprintable()
+    if isinstance(value, dict):
+        return all(isinstance(key, str) and plain_ascii(key) and plain_ascii(child) for key, child in value.items())
+    if isinstance(value, list):
+        return all(plain_ascii(child) for child in value)
+    return True
+
+
 def mixed_script_word(text: str) -> str | None:
     """The first word whose letters come from two alphabets that look alike (a Cyrillic `е` in a Latin
     word), or None."""

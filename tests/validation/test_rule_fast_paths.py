@@ -10,6 +10,7 @@ from types import SimpleNamespace
 
 import pytest
 
+from validation import characters
 from validation.evidence_places import _layout
 from validation.field_rules.units import _SCALE_AFTER, _may_name_scale
 from validation.neighbour_checks import check_corrected, may_be_corrected
@@ -102,3 +103,29 @@ def test_a_cached_decimal_of_a_string_is_the_one_computed_afresh(seed: int) -> N
             assert got == expected and str(got) == str(expected), value
         read += expected is not None
     assert read > 100
+
+
+STRING_PIECES = ["a", "Z", "7", " ", "-", "\n", "\t", "\x00", "\u200b", "é", "е", "e\u0301", "~", "\x7f"]
+
+
+def _json_value(rng: random.Random, depth: int = 0) -> object:
+    kind = rng.random()
+    if depth < 3 and kind < 0.3:
+        return {"".join(rng.choices(STRING_PIECES, k=rng.randint(1, 3))): _json_value(rng, depth + 1) for _ in range(3)}
+    if depth < 3 and kind < 0.45:
+        return [_json_value(rng, depth + 1) for _ in range(rng.randint(0, 3))]
+    if kind < 0.9:
+        return "".join(rng.choices(STRING_PIECES, k=rng.randint(0, 6)))
+    return rng.choice([1, 2.5, None, True])
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_value_of_plain_ascii_needs_no_normalising_and_hides_nothing(seed: int) -> None:
+    rng = random.Random(seed)
+    plain = 0
+    for _ in range(3000):
+        value = _json_value(rng)
+        if characters.plain_ascii(value):
+            plain += 1
+            assert characters.normalised(value) == value and not list(characters.value_problems(value)), value
+    assert 100 < plain < 2900  # both kinds occur: the test can fail
