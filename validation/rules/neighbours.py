@@ -18,7 +18,9 @@ RULES = (
         why="The first figure is found in the context, so grounding alone passes it.",
         right=case("calibration6/v6-olm-006"),
         wrong=case("calibration6/v6-olm-020", "the figure before its correction"),
-        checks=(f"{NEIGHBOURS}:check_corrected",),
+        # Entered through the field rules, which first look for a correction word after any of the figure's places
+        # (a figure with none costs only that look): the entry is where the rule's cost is measured.
+        checks=("validation.field_rules.phrases:_check_corrected_everywhere",),
         readings=("numbers",),
         family=FAMILY,
     ),
