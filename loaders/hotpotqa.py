@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterable, Iterator
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
 
@@ -130,6 +131,16 @@ def _unit(path: Path | None) -> str:
     return {".json": "item", ".jsonl": "line"}.get(suffix, "row")
 
 
+@lru_cache(maxsize=64)  # asked for every row of a file: a Path per row was 5% of a load
+def _unit_of_origin(origin: str) -> str:
+    return _unit(Path(origin))
+
+
+@lru_cache(maxsize=64)
+def _split_of_origin(origin: str) -> str | None:
+    return _split_of(Path(origin))
+
+
 def _input_files(path: Path) -> list[Path]:
     if not path.exists():
         raise FileNotFoundError(f"HotpotQA input {path} does not exist")
@@ -189,7 +200,7 @@ def iter_hotpotqa(
     digests: dict[str, bytes] = {}
     for origin, n, row, raw in _rows(path, hub_splits):
         report.rows_read += 1
-        unit = _unit(Path(origin) if path else None)
+        unit = _unit_of_origin(origin) if path else _unit(None)
         raw_text = raw or (json.dumps(row, ensure_ascii=False)[:2000] if not isinstance(row, Exception) else "")
         if isinstance(row, InputRejected):
             report.problems.append(LoadProblem(origin, n, row.code, str(row), raw_text, unit))
@@ -198,7 +209,7 @@ def iter_hotpotqa(
             report.problems.append(LoadProblem(origin, n, "not_an_object", "expected a JSON object", raw_text, unit))
             continue
         try:
-            item = to_source_item(row, context_mode, _split_of(Path(origin)) if path else origin.rsplit("/")[-1])
+            item = to_source_item(row, context_mode, _split_of_origin(origin) if path else origin.rsplit("/")[-1])
         except (HotpotFormatError, ValueError, TypeError) as exc:
             report.problems.append(LoadProblem(origin, n, "bad_record", str(exc), raw_text, unit))
             continue

@@ -3,14 +3,22 @@
 from __future__ import annotations
 
 import json
+import random
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from authoring.labelstudio import parse_annotation
-from core.boundary import InputRejected, check_value, parse_json_text, read_json_lines, read_json_list
-from core.limits import MAX_INPUT_NESTING, MAX_LINE_BYTES, MAX_STRING_CHARS
+from core.boundary import (
+    InputRejected,
+    check_value,
+    few_containers,
+    parse_json_text,
+    read_json_lines,
+    read_json_list,
+)
+from core.limits import MAX_INPUT_CONTAINERS, MAX_INPUT_NESTING, MAX_LINE_BYTES, MAX_STRING_CHARS, measure
 from core.models import Provenance, Record, RecordState, SourceItem
 from core.store import Store
 
@@ -32,6 +40,35 @@ def test_too_deep_is_a_rejection_at_any_depth(depth: int) -> None:
 
 def test_at_the_limit_is_accepted() -> None:
     assert parse_json_text(nested_text(MAX_INPUT_NESTING)) is not None
+
+
+def _random_value(rng: random.Random, depth: int) -> Any:
+    """A value nested up to `depth` levels: one child goes deeper, its siblings are scalars."""
+    if depth <= 0 or rng.random() < 0.05:
+        return rng.choice([1, "a [b] {c}", "[[[", "}{", None, True, 2.5])
+    children = [rng.choice([1, "x]", "{{", None]) for _ in range(rng.randint(0, 3))]
+    children.insert(rng.randint(0, len(children)), _random_value(rng, depth - 1))
+    if rng.random() < 0.5:
+        return children
+    return {f"k{i}{rng.choice(['', '[', '{'])}": child for i, child in enumerate(children)}
+
+
+def test_few_containers_never_passes_a_value_the_walk_would_reject() -> None:
+    """The count of brackets that lets a line skip the walk (core/boundary.py::few_containers) is exact: a text
+    it passes is within both limits, on random values with brackets in their strings and keys and nesting
+    beyond the limit; and texts on both sides of it occur."""
+    rng = random.Random(34)
+    outcomes = set()
+    for _ in range(2000):
+        value = _random_value(rng, rng.choice([3, 20, 60, MAX_INPUT_NESTING - 2, MAX_INPUT_NESTING + 5]))
+        text = json.dumps(value)
+        depth, containers = measure(value, MAX_INPUT_NESTING, MAX_INPUT_CONTAINERS)
+        few = few_containers(text)
+        outcomes.add((few, depth > MAX_INPUT_NESTING))
+        if few:
+            assert depth <= MAX_INPUT_NESTING and containers <= MAX_INPUT_CONTAINERS, text[:200]
+            assert parse_json_text(text) == value
+    assert {(True, False), (False, False), (False, True)} <= outcomes
 
 
 def test_strings_lengths_surrogates() -> None:
