@@ -21,12 +21,16 @@ SCALE_PIECES = ["43", "78.7", "1,4", "5", " ", "  ", "\t", "million", "Million",
                 "é", "mi", "llion", "n"]  # fmt: skip
 
 
+def _random_texts(seed: int, pieces: list[str], count: int, most: int) -> list[str]:
+    """`count` texts of 1 to `most` pieces each, the same for a seed."""
+    rng = random.Random(seed)
+    return ["".join(rng.choices(pieces, k=rng.randint(1, most))) for _ in range(count)]
+
+
 @pytest.mark.parametrize("seed", range(3))
 def test_a_window_the_scale_gate_stops_holds_no_scale_the_pattern_finds(seed: int) -> None:
-    rng = random.Random(seed)
     stopped = 0
-    for _ in range(4000):
-        window = "".join(rng.choice(SCALE_PIECES) for _ in range(rng.randint(1, 6)))
+    for window in _random_texts(seed, SCALE_PIECES, 4000, 6):
         if not _may_name_scale(window):
             stopped += 1
             assert _SCALE_AFTER.search(window) is None, window
@@ -93,10 +97,8 @@ def _reference_decimal(value: str) -> Decimal | None:
 
 @pytest.mark.parametrize("seed", range(2))
 def test_a_cached_decimal_of_a_string_is_the_one_computed_afresh(seed: int) -> None:
-    rng = random.Random(seed)
     read = 0
-    for _ in range(3000):
-        value = "".join(rng.choice(DECIMAL_PIECES) for _ in range(rng.randint(1, 5)))
+    for value in _random_texts(seed, DECIMAL_PIECES, 3000, 5):
         expected = _reference_decimal(value)
         for _ in range(2):  # the first answer is cached, the second comes from the cache
             got = to_decimal(value)
