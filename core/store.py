@@ -25,6 +25,7 @@ from core.store_connection import (
     STORE_FILENAME,
     StoreDamagedError,
     StoreMemoryError,
+    StoreTooNewError,
     WorkspaceBusyError,
     WorkspaceError,
     connect,
@@ -47,6 +48,7 @@ __all__ = [  # the store's API, for the many callers that import it from here
     "Store",
     "StoreDamagedError",
     "StoreMemoryError",
+    "StoreTooNewError",
     "StoredRecord",
     "UpsertCounts",
     "WorkspaceBusyError",
@@ -94,6 +96,9 @@ class Store(SourceItems, Records, SideTables):
         except duckdb.Error as exc:
             store.con.close()
             raise open_error(workspace, path, exc) from exc
+        except StoreTooNewError:
+            store.con.close()
+            raise
         return store
 
     def close(self) -> None:
@@ -157,6 +162,11 @@ class Store(SourceItems, Records, SideTables):
             "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at TIMESTAMPTZ)"
         )
         applied = {row[0] for row in self.con.execute("SELECT version FROM schema_migrations").fetchall()}
+        known = max(version for version, _ in MIGRATIONS)
+        if applied and max(applied) > known:
+            # A teammate's newer toolkit changed the store's format: this one would misread it (a row it cannot
+            # parse is set aside as unreadable, a table it does not know is left stale), so it touches nothing.
+            raise StoreTooNewError(self.path, max(applied), known)
         for version, sql in MIGRATIONS:
             if version in applied:
                 continue

@@ -27,6 +27,17 @@ class WorkspaceBusyError(WorkspaceError):
     """Another process holds the workspace's store."""
 
 
+class StoreTooNewError(WorkspaceError):
+    """The store was migrated by a newer toolkit: this one does not know all its tables or how its rows are kept."""
+
+    def __init__(self, path: Path, store_version: int, known_version: int) -> None:
+        super().__init__(
+            f"the store {path} was last opened by a newer version of the toolkit (store format {store_version}; "
+            f"this version knows formats up to {known_version}). Update the toolkit (git pull, then pip install "
+            "-e . again) before working in this workspace: an older version could misread what the newer one wrote"
+        )
+
+
 class StoreDamagedError(WorkspaceError):
     """The store file cannot be read: truncated, overwritten or otherwise not a DuckDB database."""
 

@@ -600,6 +600,27 @@ def damaged_store(damage: Callable[[bytes], bytes], *args: str) -> Callable[[Pat
     return run
 
 
+def store_from_a_newer_toolkit(workspace: Path, scratch: Path) -> Outcome:
+    """A teammate's newer toolkit migrated the shared workspace's store past what this version knows: this one
+    must refuse it, and change nothing in it (not set its rows aside as unreadable, not write an event)."""
+    import duckdb
+
+    from core.store_migrations import MIGRATIONS
+
+    path = workspace / "curation.duckdb"
+    newer = MIGRATIONS[-1][0] + 1
+    count = "SELECT (SELECT count(*) FROM events), (SELECT count(*) FROM records WHERE state = 'rejected')"
+    with duckdb.connect(str(path)) as con:
+        con.execute("INSERT INTO schema_migrations VALUES (?, now())", [newer])
+        before = con.execute(count).fetchone()
+    code, out, err = cli("--source", "hotpotqa", "--workspace", workspace, "--sample")
+    with duckdb.connect(str(path)) as con:
+        after = con.execute(count).fetchone()
+    if after != before:
+        return Outcome(code, f"(the store changed: events and rejections {before} -> {after})")
+    return Outcome(code, error_line(err))
+
+
 def authored_is_a_folder(workspace: Path, scratch: Path) -> Outcome:
     code, _, err = cli("--source", "hotpotqa", "--workspace", workspace, "--authored", scratch)
     return Outcome(code, error_line(err))
@@ -902,6 +923,7 @@ CASES: list[Case] = [
     Case("truncated curation.duckdb", damaged_store(_truncate, "--sample"), 2, "is damaged"),
     Case("overwritten curation.duckdb", damaged_store(_overwrite_header, "--sample"), 2, "is damaged"),
     Case("--status on a damaged curation.duckdb", damaged_store(_truncate, "--status"), 2, "is damaged"),
+    Case("curation.duckdb migrated by a newer toolkit", store_from_a_newer_toolkit, 2, "newer version of the toolkit"),
     Case("--authored is a folder", authored_is_a_folder, 2, "is a folder"),
     Case("release renamed into place, killed before made read-only", release_left_writable, 0, "sealed:"),
     Case(

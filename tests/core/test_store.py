@@ -7,7 +7,7 @@ import duckdb
 import pytest
 
 from core.models import Reason, Record, RecordState, SourceItem
-from core.store import StateChange, Store, WorkspaceBusyError
+from core.store import StateChange, Store, StoreTooNewError, WorkspaceBusyError
 from core.store_connection import STORE_MEMORY_ENV, is_out_of_memory
 from core.store_migrations import MIGRATIONS
 from tests.store_checks import assert_checkpointed
@@ -27,6 +27,22 @@ def test_migrations_are_versioned_and_reapplied_never(tmp_path: Path) -> None:
     with Store.open(tmp_path) as store:  # reopening applies nothing twice
         rows = store.con.execute("SELECT count(*) FROM schema_migrations").fetchone()[0]
         assert rows == len(MIGRATIONS)
+
+
+def test_a_store_migrated_by_a_newer_toolkit_is_refused_untouched(tmp_path: Path) -> None:
+    with Store.open(tmp_path) as store:
+        store.upsert_records([record(1)], RecordState.AUTHORED, "import")
+        newer = MIGRATIONS[-1][0] + 1
+        store.con.execute("INSERT INTO schema_migrations VALUES (?, now())", [newer])
+    with pytest.raises(StoreTooNewError, match=f"store format {newer}; this version knows formats up to {newer - 1}"):
+        Store.open(tmp_path)
+    with duckdb.connect(str(tmp_path / "curation.duckdb")) as con:  # the refusal let the file go, unchanged
+        assert con.execute("SELECT max(version) FROM schema_migrations").fetchone()[0] == newer
+        assert con.execute("SELECT count(*) FROM records").fetchone()[0] == 1
+    with duckdb.connect(str(tmp_path / "curation.duckdb")) as con:
+        con.execute("DELETE FROM schema_migrations WHERE version = ?", [newer])
+    with Store.open(tmp_path) as store:  # the format this version knows opens as before
+        assert store.schema_version() == newer - 1
 
 
 def test_source_items_upsert_counts_new_changed_unchanged(tmp_path: Path) -> None:
