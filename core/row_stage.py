@@ -8,6 +8,7 @@ store is checkpointed and opened afresh: no cursor of `store.con` may be held ac
 
 from __future__ import annotations
 
+import contextlib
 from collections import Counter
 from collections.abc import Callable, Sequence
 
@@ -44,7 +45,8 @@ def run_row_stage(
     workers = worker_count(total) if workers is None else workers
     rows = batched(store.record_pages(source, states, batch), batch)
     counts: Counter[str] = Counter()
-    with progress(total, label) as bar, fewer_collections():
+    limit = store.threads_limited(1) if workers > 0 else contextlib.nullcontext()
+    with progress(total, label) as bar, fewer_collections(), limit:
         for chunk, results in map_batches(work, rows, workers):
             raise_if_stopped()  # a stop swallowed by a query ("Query interrupted") ends the stage here
             changes = []

@@ -13,8 +13,9 @@ importable from here.
 
 from __future__ import annotations
 
+import contextlib
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import duckdb
@@ -73,6 +74,7 @@ class Store(SourceItems, Records, SideTables):
         self.path = path
         self.memory_limit = memory_limit  # bytes; raised when a write needs more (`_transaction`)
         self.unreadable_source_ids: set[str] = set()  # source items left out because they do not parse
+        self.duckdb_threads: int | None = None  # a limit a stage set (`threads_limited`), else DuckDB's default
 
     # -- lifecycle -------------------------------------------------------------------------
     @classmethod
@@ -123,6 +125,21 @@ class Store(SourceItems, Records, SideTables):
         self.con = workspace_access.take_turns(
             workspace, lambda: connect(workspace, self.path, self.memory_limit), is_busy
         )
+        if self.duckdb_threads is not None:  # a stage's limit outlives a hand-over to another process
+            self.con.execute(f"SET threads = {self.duckdb_threads}")
+
+    @contextlib.contextmanager
+    def threads_limited(self, count: int) -> Iterator[None]:
+        """DuckDB's own threads limited to `count` for a while: while worker processes keep every core busy, its
+        threads only contend with them for the cores (a 25k-record heuristic judge: 0.3 s less, with 0.35 s
+        less CPU in this process). The default (one per core) comes back afterwards."""
+        self.duckdb_threads = count
+        self.con.execute(f"SET threads = {count}")
+        try:
+            yield
+        finally:
+            self.duckdb_threads = None
+            self.con.execute("RESET threads")
 
     def let_waiting_in(self) -> bool:
         """Between writes: when another process waits for the store (`--status`, a release from another

@@ -50,6 +50,8 @@ class EventLog:
         reasons: Any,
         detail: Any,
         secrets: tuple[str, ...] | None = None,  # `configured_secrets()` read once for a batch of events
+        *,
+        reasons_text: str | None = None,  # or: the reasons as stored JSON text, already masked
     ) -> dict[str, Any]:
         return {
             "logged_at": utcnow(),
@@ -60,7 +62,7 @@ class EventLog:
             "kind": kind,
             "from_state": from_state,
             "to_state": to_state,
-            "reasons": json_or_none(reasons, secrets),
+            "reasons": reasons_text if reasons_text is not None else json_or_none(reasons, secrets),
             "detail": json_or_none(detail, secrets),
         }
 

@@ -25,6 +25,7 @@ from core.store_rows import (
     UpsertCounts,
     json_or_none,
     parse_error_summary,
+    reasons_payload,
 )
 
 
@@ -113,12 +114,14 @@ class Records(EventLog):
             if change.record_id not in current:
                 raise KeyError(f"unknown record {change.record_id}")
             old_state, source, source_id = current[change.record_id]
-            reasons = [r.model_dump() for r in change.reasons]
+            # One text for the record's reasons and its event's (which has none rather than an empty list).
+            reasons_text = change.reasons_json if change.reasons_json is not None else reasons_payload(change.reasons)
+            reasons = redact(reasons_text, secrets)
             rows.append(
                 {
                     "record_id": change.record_id,
                     "state": str(change.to_state),
-                    "reasons": json_or_none(reasons, secrets),
+                    "reasons": reasons,
                     "updated_at": now,
                     "record": change.record.model_dump_json() if change.record else None,
                     "derived": change.derived_json,
@@ -139,9 +142,10 @@ class Records(EventLog):
                     "state_change",
                     old_state,
                     str(change.to_state),
-                    reasons or None,
+                    None,
                     None,
                     secrets,
+                    reasons_text=reasons if reasons_text != "[]" else None,
                 )
             )
 

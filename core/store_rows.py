@@ -23,6 +23,7 @@ class StateChange:
     to_state: RecordState
     stage: str
     reasons: list[Reason] = field(default_factory=list)
+    reasons_json: str | None = None  # or: the reasons already serialised (`reasons_payload`, by a worker process)
     record: Record | None = None  # the whole record replaced (its stage outputs then come with it)
     derived_json: str | None = None  # or: the stage outputs beside the record (core/derived.py)
     validation: dict[str, Any] | None = None
@@ -80,6 +81,11 @@ def parse_error_summary(error: Exception) -> str:
 def payload_json(value: Any) -> str:
     """The JSON text a payload (reasons, a verdict, an event's detail) is stored as, before masking."""
     return json.dumps(value, ensure_ascii=False, default=str)
+
+
+def reasons_payload(reasons: list[Reason]) -> str:
+    """The JSON text a change's reasons are stored as, before masking ("[]" for none)."""
+    return payload_json([reason.model_dump() for reason in reasons])
 
 
 def json_or_none(value: Any, secrets: tuple[str, ...] | None = None) -> str | None:

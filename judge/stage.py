@@ -19,7 +19,7 @@ from core.progress import progress
 from core.row_stage import run_row_stage
 from core.stop_signals import raise_if_stopped
 from core.store import RecordRow, StateChange, Store, StoredRecord
-from core.store_rows import parse_error_summary, payload_json
+from core.store_rows import parse_error_summary, payload_json, reasons_payload
 from core.verdicts import JudgeVerdict, ValidationReport
 from judge.base import Judge
 from judge.gate import decide
@@ -115,8 +115,10 @@ def judge_row(row: RecordRow, judge: Judge, threshold: int) -> tuple[StateChange
     except (ValidationError, ValueError) as exc:
         return None, parse_error_summary(exc)
     change, outcome = _decide(record, row.derived, report, judge, threshold)
-    if change.judge is not None:  # serialised here, in the worker: the main process only masks and writes it
+    # Serialised here, in the worker: the main process only masks and writes them.
+    if change.judge is not None:
         change.judge_json, change.judge = payload_json(change.judge), None
+    change.reasons_json, change.reasons = reasons_payload(change.reasons), []
     return change, outcome
 
 

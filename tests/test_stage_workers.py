@@ -62,7 +62,18 @@ def _stored_outcome(store: Store) -> list[tuple[Any, ...]]:
     ]
 
 
-def _validate(workspace: Path, records: list[Record], workers: int) -> tuple[dict[str, int], list[tuple[Any, ...]]]:
+def _moves(store: Store) -> list[tuple[Any, ...]]:
+    """Each record's events, with their reasons (serialised in a worker, or in this process)."""
+    return store.con.execute(
+        "SELECT record_id, stage, kind, from_state, to_state, reasons, detail FROM events "
+        "WHERE record_id IS NOT NULL ORDER BY record_id, event_id"
+    ).fetchall()
+
+
+Outcome = tuple[dict[str, int], list[tuple[Any, ...]], list[tuple[Any, ...]]]  # counts, records, events
+
+
+def _validate(workspace: Path, records: list[Record], workers: int) -> Outcome:
     with Store.open(workspace) as store:
         store.upsert_source_items([SourceItem(source="hotpotqa", source_id=ED_WOOD_ID, context="x")])
         store.upsert_records(records, RecordState.AUTHORED, "import")
@@ -73,34 +84,36 @@ def _validate(workspace: Path, records: list[Record], workers: int) -> tuple[dic
         )
         counts = run_validation(store, "hotpotqa", workers=workers)
         assert_checkpointed(workspace)
-        return dict(counts), _stored_outcome(store)
+        return dict(counts), _stored_outcome(store), _moves(store)
 
 
 def test_workers_commit_what_the_stage_commits_in_process(tmp_path: Path, ed_wood_context: str) -> None:
     records = _records(ed_wood_context)
     in_process = _validate(tmp_path / "serial", records, workers=0)
     in_workers = _validate(tmp_path / "parallel", records, workers=2)
-    counts, rows = in_process
+    counts, rows, moves = in_process
     assert counts == {"validated": 3, "rejected": 8}  # the unreadable row is set aside, not counted
     states = {rid: state for rid, state, *_ in rows}
     assert states[records[0].record_id] == "rejected"
     assert "unreadable_record" in dict((r[0], r[3]) for r in rows)[records[0].record_id]
     assert sum(state == "validated" for state in states.values()) == 3
-    # Same states, reasons, reports and stored records (evidence located, validated output) either way.
+    rejected = [reasons for _, stage, _, _, to, reasons, _ in moves if stage == "validation" and to == "rejected"]
+    assert len(rejected) == 8 and all("ground_truth_schema_mismatch" in (r or "") for r in rejected)
+    # Same states, reasons, reports, stored records (evidence located, validated output) and events either way.
     assert in_workers == in_process
     validated = [record for _, state, record, *_ in rows if state == "validated"]
     assert all(r["output"]["validated_output"] == GOOD_GROUND_TRUTH for r in validated)
     assert all(r["output"]["evidence"]["$.director"]["quote"] == "Tim Burton" for r in validated)
 
 
-def _judge(workspace: Path, workers: int) -> tuple[dict[str, int], list[tuple[Any, ...]]]:
+def _judge(workspace: Path, workers: int) -> Outcome:
     with Store.open(workspace) as store:
         counts = run_judging(store, "hotpotqa", HeuristicJudge(), 60, workers=workers)
         assert_checkpointed(workspace)
-        rows = _stored_outcome(store)
+        rows, moves = _stored_outcome(store), _moves(store)
     for _, _, record, *_ in rows:
         record.get("provenance", {}).pop("judged_at", None)  # the moment of judging differs between two runs
-    return dict(counts), rows
+    return dict(counts), rows, moves
 
 
 def test_the_heuristic_judge_in_workers_commits_what_it_commits_in_process(
@@ -116,13 +129,36 @@ def test_the_heuristic_judge_in_workers_commits_what_it_commits_in_process(
             )
     in_process = _judge(tmp_path / "serial", workers=0)
     in_workers = _judge(tmp_path / "parallel", workers=2)
-    counts, rows = in_process
+    counts, rows, _ = in_process
     assert sum(counts.values()) == 3 and set(counts) <= {"accepted", "rejected"}
     unreadable = [rid for rid, _, _, reasons, *_ in rows if "unreadable_record" in (reasons or "")]
     assert len(unreadable) == 2  # one set aside by validation, one by the judge
-    judged = [record["provenance"]["judge"] for _, _, record, *_ in rows if record.get("provenance", {}).get("judge")]
+    judged = [r["provenance"]["judge"] for _, _, r, *_ in rows if r.get("provenance", {}).get("judge")]
     assert len(judged) == 3 and all(judge.startswith("heuristic@") for judge in judged)
     assert in_workers == in_process
+
+
+def test_a_stage_in_workers_limits_duckdb_to_one_thread_and_gives_the_default_back(
+    tmp_path: Path, ed_wood_context: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """While the workers keep every core busy, DuckDB's own threads would only contend with them."""
+    seen: list[int] = []
+    apply = Store.apply
+
+    def watched(store: Store, changes: Any) -> None:
+        seen.append(store.con.execute("SELECT current_setting('threads')").fetchone()[0])
+        apply(store, changes)
+
+    monkeypatch.setattr(Store, "apply", watched)
+    with Store.open(tmp_path) as store:
+        default = store.con.execute("SELECT current_setting('threads')").fetchone()[0]
+    for workers, expected in ((2, 1), (0, default)):
+        seen.clear()
+        counts, _, _ = _validate(tmp_path / f"workers-{workers}", _records(ed_wood_context), workers=workers)
+        assert sum(counts.values()) == 11
+        assert seen and set(seen) == {expected}, (workers, seen)
+    with Store.open(tmp_path / "workers-2") as store:
+        assert store.con.execute("SELECT current_setting('threads')").fetchone()[0] == default
 
 
 def test_worker_count_follows_sob_workers_and_the_size_of_the_run(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -14,7 +14,7 @@ from core.derived import read_record, with_changes
 from core.models import Reason, RecordState
 from core.row_stage import run_row_stage
 from core.store import RecordRow, StateChange, Store
-from core.store_rows import parse_error_summary
+from core.store_rows import parse_error_summary, reasons_payload
 from validation.pipeline import check_record
 
 STAGE = "validation"
@@ -41,7 +41,10 @@ def check_row(row: RecordRow) -> tuple[StateChange | None, str]:
         record.record_id,
         state,
         STAGE,
-        reasons=[Reason(stage=STAGE, code=f.code, message=f.message, path=f.path) for f in report.failures],
+        # serialised here, in the worker: the main process only masks and writes them
+        reasons_json=reasons_payload(
+            [Reason(stage=STAGE, code=f.code, message=f.message, path=f.path) for f in report.failures]
+        ),
         derived_json=with_changes(row.derived, changes),
         validation_json=report.model_dump_json(),
     )

@@ -45,6 +45,21 @@ def test_a_store_migrated_by_a_newer_toolkit_is_refused_untouched(tmp_path: Path
         assert store.schema_version() == newer - 1
 
 
+def test_a_thread_limit_outlives_a_fresh_connection_and_ends_with_its_block(tmp_path: Path) -> None:
+    def threads(store: Store) -> int:
+        return store.con.execute("SELECT current_setting('threads')").fetchone()[0]
+
+    with Store.open(tmp_path) as store:
+        default = threads(store)
+        with store.threads_limited(1):
+            assert threads(store) == 1
+            store.checkpoint()  # a new connection, as a hand-over to a waiting process makes
+            assert threads(store) == 1
+        assert threads(store) == default
+        store.checkpoint()
+        assert threads(store) == default
+
+
 def test_source_items_upsert_counts_new_changed_unchanged(tmp_path: Path) -> None:
     with Store.open(tmp_path) as store:
         assert store.upsert_source_items([item(1), item(2)]).new == 2
