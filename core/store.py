@@ -131,15 +131,17 @@ class Store(SourceItems, Records, SideTables):
     @contextlib.contextmanager
     def threads_limited(self, count: int) -> Iterator[None]:
         """DuckDB's own threads limited to `count` for a while: while worker processes keep every core busy, its
-        threads only contend with them for the cores (a 25k-record heuristic judge: 0.3 s less, with 0.35 s
-        less CPU in this process). The default (one per core) comes back afterwards."""
+        threads only contend with them for the cores (a 25k-record heuristic judge, two alternating pairs: 0.3 s
+        less, and 0.35 s less CPU in this process). The default (one per core) comes back afterwards."""
         self.duckdb_threads = count
         self.con.execute(f"SET threads = {count}")
         try:
             yield
         finally:
             self.duckdb_threads = None
-            self.con.execute("RESET threads")
+            # A connection lost on the way (a failed hand-over) must not hide why: a new one has the default.
+            with contextlib.suppress(duckdb.Error):
+                self.con.execute("RESET threads")
 
     def let_waiting_in(self) -> bool:
         """Between writes: when another process waits for the store (`--status`, a release from another

@@ -58,6 +58,9 @@ def test_a_thread_limit_outlives_a_fresh_connection_and_ends_with_its_block(tmp_
         assert threads(store) == default
         store.checkpoint()
         assert threads(store) == default
+        with pytest.raises(RuntimeError, match="the reason"), store.threads_limited(1):  # not hidden by the reset
+            store.con.close()
+            raise RuntimeError("the reason")
 
 
 def test_source_items_upsert_counts_new_changed_unchanged(tmp_path: Path) -> None:
