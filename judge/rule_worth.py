@@ -32,18 +32,40 @@ class CodeTally:
     right: Counter[tuple[str, str]] = field(default_factory=Counter)
     wrong: Counter[tuple[str, str]] = field(default_factory=Counter)
     cases: Counter[str] = field(default_factory=Counter)  # label -> cases
+    # (label, the flag codes) of each answer held by flags alone, nothing rejecting it: which flags it would take
+    # to turn off for the answer to be released
+    held: Counter[tuple[str, frozenset[str]]] = field(default_factory=Counter)
 
     def add(self, label: str, codes: dict[str, set[str]]) -> None:
         self.cases[label] += 1
         for outcome, found in codes.items():
             for code in found:
                 (self.right if label == "right" else self.wrong)[outcome, code] += 1
+        if codes.get("flag") and not codes.get("reject"):
+            self.held[label, frozenset(codes["flag"])] += 1
+
+    def update(self, other: CodeTally) -> None:
+        self.right.update(other.right)
+        self.wrong.update(other.wrong)
+        self.cases.update(other.cases)
+        self.held.update(other.held)
 
     def of(self, rule: Rule) -> tuple[int, int]:
         """(right, wrong) answers on which the rule did what it does (its outcome)."""
         right = sum(n for (outcome, code), n in self.right.items() if outcome == rule.outcome and rule.matches(code))
         wrong = sum(n for (outcome, code), n in self.wrong.items() if outcome == rule.outcome and rule.matches(code))
         return right, wrong
+
+    def alone(self, rule: Rule) -> tuple[int, int] | None:
+        """(right, wrong) answers held by this flag rule and no other rule: the answers turning it off would
+        release. None for a rule that does not flag (a rejection cannot be turned off; a note holds nothing)."""
+        if rule.outcome != "flag":
+            return None
+        counts = {"right": 0, "wrong": 0}
+        for (label, codes), n in self.held.items():
+            if all(rule.matches(code) for code in codes):
+                counts[label] += n
+        return counts["right"], counts["wrong"]
 
 
 def codes_of(case: Case, judge: HeuristicJudge | None = None) -> set[str]:

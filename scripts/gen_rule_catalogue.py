@@ -52,9 +52,7 @@ def page(sets: list[tuple[str, CodeTally]], costs: dict[str, Any]) -> str:
     rules = all_rules()
     total = CodeTally()
     for _, counts in sets:
-        total.right.update(counts.right)
-        total.wrong.update(counts.wrong)
-        total.cases.update(counts.cases)
+        total.update(counts)
     lines = [
         "# Rules",
         "",
@@ -65,8 +63,9 @@ def page(sets: list[tuple[str, CodeTally]], costs: dict[str, Any]) -> str:
         "report (shown to curators and to the LLM judge) and holds nothing. **Right / wrong**: on how many right and",
         "how many wrong answers of the labelled sets the rule did that (all sets together, "
         f"{total.cases['right']} right and {total.cases['wrong']} wrong answers); **precision**: the share of",
-        "those that were wrong answers, with its Wilson 95% interval. **µs/record**: CPU per record of the",
-        "functions that carry the rule out, profiled on the text benchmark "
+        "those that were wrong answers, with its Wilson 95% interval. **Alone**: the right / wrong answers a flag",
+        "held that no other rule held or rejected, which turning it off would release. **µs/record**: CPU per",
+        "record of the functions that carry the rule out, profiled on the text benchmark "
         f"({costs.get('records', '?')} records, `{costs.get('command', 'n/a')}`; profiling adds its own overhead,",
         "so compare rules with each other). A rule off by default is listed as such: a project turns it on with",
         "`--select`.",
@@ -77,15 +76,15 @@ def page(sets: list[tuple[str, CodeTally]], costs: dict[str, Any]) -> str:
         + (", ".join(f"`{code}`" for code in worse_than_worthless(sets)) or "none today")
         + ".",
         "",
-        "| code | outcome | on | summary | right / wrong | precision | µs/record |",
-        "| --- | --- | --- | --- | --- | --- | --- |",
+        "| code | outcome | on | summary | right / wrong | precision | alone | µs/record |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for rule in rules:
         right, wrong = total.of(rule)
         on = "yes" if rule.default else "**off**"
         lines.append(
             f"| [`{rule.code}`](#{_anchor(rule.code)}) | {rule.outcome} | {on} | {rule.summary} | {right} / {wrong} "
-            f"| {worth_cell(right, wrong)} | {_cost(costs, rule)} |"
+            f"| {worth_cell(right, wrong)} | {_alone(total, rule)} | {_cost(costs, rule)} |"
         )
     names = [name for name, _ in sets]
     lines += [
@@ -125,7 +124,18 @@ def page(sets: list[tuple[str, CodeTally]], costs: dict[str, Any]) -> str:
             f"- **measured**: {right} right / {wrong} wrong answers {WHAT[rule.outcome]}, precision "
             f"{worth_cell(right, wrong)}; {_cost(costs, rule)} µs of CPU per record",
         ]
+        alone = total.alone(rule)
+        if alone is not None:
+            lines.append(
+                f"- **turned off**, it would release {alone[0]} right and {alone[1]} wrong answers of the labelled "
+                "sets that it alone held"
+            )
     return "\n".join(lines) + "\n"
+
+
+def _alone(total: CodeTally, rule: Rule) -> str:
+    alone = total.alone(rule)
+    return "-" if alone is None else f"{alone[0]} / {alone[1]}"
 
 
 def worse_than_worthless(sets: list[tuple[str, CodeTally]]) -> list[str]:
@@ -135,8 +145,7 @@ def worse_than_worthless(sets: list[tuple[str, CodeTally]]) -> list[str]:
     development = CodeTally()
     for name, counts in sets:
         if name != BLIND:
-            development.right.update(counts.right)
-            development.wrong.update(counts.wrong)
+            development.update(counts)
     found = []
     for rule in all_rules():
         right, wrong = development.of(rule)

@@ -6,13 +6,14 @@ from __future__ import annotations
 import ast
 import importlib
 import importlib.util
+from collections import Counter
 from functools import cache
 from pathlib import Path
 
 import pytest
 
 from judge.calibration import Case
-from judge.rule_worth import cases_by_reference, example_codes
+from judge.rule_worth import CodeTally, cases_by_reference, example_codes
 from validation.rules import Rule, all_rules, rule_for
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -133,3 +134,26 @@ def test_the_catalogue_page_is_current() -> None:
     assert module.PAGE.read_text(encoding="utf-8") == page, (
         "docs/rules.md is stale: run .venv/bin/python scripts/gen_rule_catalogue.py"
     )
+
+
+def test_alone_counts_the_answers_a_flag_alone_held() -> None:
+    """What turning a flag off would release: answers it held with no other flag and no rejection."""
+    tally = CodeTally()
+    tally.add("wrong", {"reject": set(), "flag": {"unit_mismatch"}, "note": set()})  # held by it alone
+    tally.add("wrong", {"reject": set(), "flag": {"unit_mismatch", "possible_swap"}, "note": set()})  # not alone
+    tally.add("wrong", {"reject": {"empty_array"}, "flag": {"unit_mismatch"}, "note": set()})  # rejected anyway
+    # a note holds nothing
+    tally.add("right", {"reject": set(), "flag": {"unit_mismatch"}, "note": {"unexplained_null"}})
+    tally.add("right", {"reject": set(), "flag": set(), "note": set()})  # released
+    unit, swap = rule_for("unit_mismatch"), rule_for("possible_swap")
+    assert unit is not None and swap is not None
+    assert tally.of(unit) == (1, 3)
+    assert tally.alone(unit) == (1, 1)
+    assert tally.alone(swap) == (0, 0)
+    pydantic, note = rule_for("pydantic_*"), rule_for("unexplained_null")
+    assert pydantic is not None and note is not None
+    assert tally.alone(pydantic) is None and tally.alone(note) is None  # only a flag can be turned off to release
+    merged = CodeTally()
+    merged.update(tally)
+    merged.update(tally)
+    assert merged.alone(unit) == (2, 2) and merged.cases == Counter({"wrong": 6, "right": 4})
