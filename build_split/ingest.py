@@ -48,7 +48,8 @@ def import_into_store(
     unless `overwrite`; a line this file brought before is not applied again to a record changed since.
     Returns the upsert counts, the import result and the revision verdicts (conflict, stale, ...).
     Source items are looked up per batch of lines, so the store's items are never all in memory."""
-    result, records = stream_authored(path, lambda ids: store.source_items_by_id(source, ids))
+    # A large file is checked and built in a worker process while this one stores the batch before.
+    result, records = stream_authored(path, lambda ids: store.source_item_texts_by_id(source, ids), workers=None)
     made = datetime.fromtimestamp(path.stat().st_mtime, UTC)
     origin_key = f"file:{origin_path(path)}"  # the path, not the name: another folder's fix.jsonl is another file
     where = str(path.resolve())  # --status and --rejections say where the file is
@@ -61,14 +62,17 @@ def import_into_store(
             start_fork_server(result.lines)
         incoming = []
         for record in chunk:
-            line, digest = result.line_of.pop(record.record_id, (0, ""))
-            origin = revisions.Origin(origin_key, {"line": line, "line_sha256": digest, "path": where}, made)
-            incoming.append(revisions.Incoming(record, origin, record.provenance.annotator))
+            ready = result.ready.pop(record.record_id)
+            detail = {"line": ready.number, "line_sha256": ready.line_sha256, "path": where}
+            origin = revisions.Origin(origin_key, detail, made)
+            incoming.append(revisions.Incoming(record, origin, record.provenance.annotator, ready.texts))
         screened = revisions.screen(store.con, incoming, overwrite=overwrite)
-        counts += store.upsert_records(screened.to_apply(), RecordState.AUTHORED, "import")
+        texts = {item.record.record_id: item.texts for item in incoming if item.texts is not None}
+        counts += store.upsert_records(screened.to_apply(), RecordState.AUTHORED, "import", texts=texts)
         revisions.record(store.con, screened)
         verdicts.update(screened.counts())
         store.let_waiting_in()
+    store.unreadable_source_ids |= result.unreadable_source_ids
     store.clear_import_rejections(source, result.origin)
     store.add_import_rejections(source, result.origin, result.rejections)
     store.checkpoint()

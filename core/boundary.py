@@ -155,31 +155,44 @@ def read_json_lines(path: Path) -> Iterator[InputLine]:
 
 def read_json_lines_from(handle: BinaryIO) -> Iterator[InputLine]:
     """`read_json_lines` on a file already open for reading in binary (e.g. one opened without following links)."""
+    for number, data in raw_json_lines_from(handle):
+        line = data if isinstance(data, InputLine) else input_line(number, data)
+        if line is not None:
+            yield line
+
+
+def raw_json_lines_from(handle: BinaryIO) -> Iterator[tuple[int, bytes | InputLine]]:
+    """(line number, its bytes) for every line, not yet decoded or parsed (`input_line` does that, in another
+    process if need be); a line past MAX_LINE_BYTES comes as its rejection, the rest of it skipped unread."""
     number = 0
     while data := handle.readline(MAX_LINE_BYTES + 1):
         number += 1
         if len(data) > MAX_LINE_BYTES and not data.endswith(b"\n"):
             size = len(data) + _skip_rest_of_line(handle)
             problem = InputRejected("line_too_large", f"the line has {size:,} bytes (at most {MAX_LINE_BYTES:,})")
-            yield InputLine(number, None, _excerpt(data), problem)
+            yield number, InputLine(number, None, _excerpt(data), problem)
             continue
-        try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            problem = InputRejected(
-                "invalid_utf8", f"not valid UTF-8 at byte {exc.start + 1} of the line; save the file as UTF-8"
-            )
-            yield InputLine(number, None, _excerpt(data), problem)
-            continue
-        if number == 1:
-            text = text.removeprefix("\ufeff")  # a byte-order mark some editors write
-        if not text.strip():
-            continue
-        raw = text.rstrip("\r\n")[:RAW_LIMIT]
-        try:
-            yield InputLine(number, parse_json_text(text), raw)
-        except InputRejected as problem:
-            yield InputLine(number, None, raw, problem)
+        yield number, data
+
+
+def input_line(number: int, data: bytes) -> InputLine | None:
+    """One line's bytes decoded and parsed within the limits, or rejected with its reason; None when blank."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        problem = InputRejected(
+            "invalid_utf8", f"not valid UTF-8 at byte {exc.start + 1} of the line; save the file as UTF-8"
+        )
+        return InputLine(number, None, _excerpt(data), problem)
+    if number == 1:
+        text = text.removeprefix("\ufeff")  # a byte-order mark some editors write
+    if not text.strip():
+        return None
+    raw = text.rstrip("\r\n")[:RAW_LIMIT]
+    try:
+        return InputLine(number, parse_json_text(text), raw)
+    except InputRejected as problem:
+        return InputLine(number, None, raw, problem)
 
 
 def read_json_list(text: str) -> Iterator[InputLine]:

@@ -28,7 +28,7 @@ R = TypeVar("R")
 WORKERS_ENV = "SOB_WORKERS"  # a number of worker processes; 0 keeps every stage in process
 MIN_PARALLEL = 2000  # records below which workers cost more to start than they save
 # Modules every worker needs: imported once in the fork server, so each worker starts warm.
-_PRELOAD = ["validation.pipeline", "judge.heuristic", "core.store"]
+_PRELOAD = ["validation.pipeline", "judge.heuristic", "core.store", "authoring.file_lines"]
 
 
 def available_cores() -> int:

@@ -29,6 +29,7 @@ import jsonpatch
 from pydantic import ValidationError
 
 from core.models import Record, content_hash, utcnow
+from core.record_texts import RecordTexts, authored_content, authored_text
 
 APPLIED = "applied"
 CONFLICT = "conflict"
@@ -70,16 +71,6 @@ class Origin:
         return self.key.startswith("label_studio:")
 
 
-def authored_content(record: Record) -> dict[str, Any]:
-    """What a curator authors: the question, the schema, the answer and its evidence."""
-    return {
-        "question": record.input.question,
-        "json_schema": record.input.json_schema,
-        "ground_truth": record.output.ground_truth,
-        "evidence": {path: ev.model_dump(mode="json") for path, ev in (record.output.evidence or {}).items()},
-    }
-
-
 def change_between(old: dict[str, Any] | None, new: dict[str, Any]) -> list[dict[str, Any]]:
     """JSON Patch operations from `old` to `new` (each with the old value, for people to read)."""
     if old is None:
@@ -97,6 +88,20 @@ class Incoming:
     record: Record
     origin: Origin
     author: str | None = None
+    texts: RecordTexts | None = None  # the record's texts when already computed (core/record_texts.py)
+
+    def authored(self) -> tuple[dict[str, Any], str]:
+        """The authored content and its hash."""
+        if self.texts is not None:
+            return json.loads(self.texts.authored_json), self.texts.authored_hash
+        content = authored_content(self.record)
+        return content, content_hash(content)
+
+    def authored_text(self) -> tuple[str, str]:
+        """The authored content as a revision stores it, and its hash."""
+        if self.texts is not None:
+            return self.texts.authored_json, self.texts.authored_hash
+        return authored_text(self.record)
 
 
 @dataclass
@@ -190,8 +195,7 @@ def screen(con: Any, incoming: Sequence[Incoming], *, overwrite: bool = False) -
         if current is None:
             screened.decisions.append(Decision(item, "new", change=change_between(None, {})))
             continue
-        content = authored_content(item.record)
-        digest = content_hash(content)
+        content, digest = item.authored()
         decision = Decision(item, "conflict", current_origin=current.origin, current_rev=current.rev_no)
         if digest == current.content_hash:
             decision.verdict = "unchanged"
@@ -241,11 +245,11 @@ def record(con: Any, screened: Screened) -> None:
             continue
         record_ = d.incoming.record
         rid = record_.record_id
-        if d.verdict == "conflict" and _open_conflict_exists(con, rid, d.incoming.origin.key, record_):
+        content_text, digest = d.incoming.authored_text()
+        if d.verdict == "conflict" and _open_conflict_exists(con, rid, d.incoming.origin.key, digest):
             continue  # the same conflict seen again: listed once
         rev = next_rev.get(rid, known.get(rid) or 0) + 1
         next_rev[rid] = rev
-        content = authored_content(record_)
         if d.verdict != "conflict":
             settle.append(rid)
         rows.append(
@@ -260,8 +264,8 @@ def record(con: Any, screened: Screened) -> None:
                 json.dumps(d.incoming.origin.detail, ensure_ascii=False, default=str),
                 d.incoming.origin.time,
                 now,
-                content_hash(content),
-                json.dumps(content, ensure_ascii=False),
+                digest,
+                content_text,
                 json.dumps(d.change, ensure_ascii=False, default=str),
                 d.verdict == "overwrote",
             ]
@@ -341,8 +345,7 @@ def _insert(con: Any, rows: list[list[Any]]) -> None:
     con.execute(f"INSERT INTO revisions ({names}) SELECT {names} FROM incoming_revisions")
 
 
-def _open_conflict_exists(con: Any, record_id: str, origin: str, record_: Record) -> bool:
-    digest = content_hash(authored_content(record_))
+def _open_conflict_exists(con: Any, record_id: str, origin: str, digest: str) -> bool:
     return bool(
         con.execute(
             "SELECT count(*) FROM revisions WHERE record_id = ? AND origin = ? AND content_hash = ? AND status = ?",

@@ -4,7 +4,7 @@ back as a stream or a page at a time, and set aside with a reason when they no l
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 import pyarrow as pa
@@ -13,7 +13,8 @@ from pydantic import ValidationError
 from core import fast_json
 from core.batching import batched
 from core.derived import read_record
-from core.models import Reason, Record, RecordState, content_hash, utcnow
+from core.models import Reason, Record, RecordState, utcnow
+from core.record_texts import RecordTexts, record_hash
 from core.redaction import configured_secrets, redact
 from core.store_events import WRITE_BATCH, EventLog
 from core.store_rows import (
@@ -33,17 +34,25 @@ class Records(EventLog):
     """Records by id (a part of `core.store.Store`)."""
 
     def upsert_records(
-        self, records: Iterable[Record], state: RecordState, stage: str, kind: str = "authored"
+        self,
+        records: Iterable[Record],
+        state: RecordState,
+        stage: str,
+        kind: str = "authored",
+        texts: Mapping[str, RecordTexts] | None = None,
     ) -> UpsertCounts:
-        """Insert new records or replace edited ones; an unchanged record is left alone."""
+        """Insert new records or replace edited ones; an unchanged record is left alone. `texts`: the records'
+        texts by record id where they were computed already (core/record_texts.py), as a large import does."""
         counts = UpsertCounts()
         for chunk in batched(records, WRITE_BATCH):
-            counts += self._upsert_record_chunk(chunk, state, stage, kind)
+            counts += self._upsert_record_chunk(chunk, state, stage, kind, texts or {})
         return counts
 
-    def _upsert_record_chunk(self, records: list[Record], state: RecordState, stage: str, kind: str) -> UpsertCounts:
+    def _upsert_record_chunk(
+        self, records: list[Record], state: RecordState, stage: str, kind: str, texts: Mapping[str, RecordTexts]
+    ) -> UpsertCounts:
         counts = UpsertCounts()
-        batch = {r.record_id: (r, content_hash(r.model_dump(mode="json", exclude={"provenance"}))) for r in records}
+        batch = {r.record_id: (r, t.record_hash if (t := texts.get(r.record_id)) else record_hash(r)) for r in records}
         if not batch:
             return counts
         existing = self._existing_states(batch)
@@ -64,7 +73,7 @@ class Records(EventLog):
                     "source": record.metadata.source,
                     "source_id": record.metadata.source_id,
                     "state": str(state),
-                    "record": record.model_dump_json(),
+                    "record": t.record_json if (t := texts.get(record_id)) else record.model_dump_json(),
                     "content_hash": digest,
                     "reasons": None,
                     "validation": None,
@@ -321,7 +330,7 @@ class Records(EventLog):
                     "source_id": record.metadata.source_id,
                     "state": str(RecordState.AUTHORED),
                     "record": record.model_dump_json(),
-                    "content_hash": content_hash(record.model_dump(mode="json", exclude={"provenance"})),
+                    "content_hash": record_hash(record),
                     "reasons": json_or_none(reasons),
                     "validation": None,
                     "judge": None,

@@ -72,11 +72,17 @@ class SourceItems(EventLog):
     def source_items_by_id(self, source: str, source_ids: Iterable[str]) -> dict[str, SourceItem]:
         """The readable source items among `source_ids` (a batch's worth: the rest stay in the store).
         Unknown ids are simply absent; unreadable ones are left out as in `source_items`."""
+        return self._parsed_source_items(self.source_item_texts_by_id(source, source_ids).items())
+
+    def source_item_texts_by_id(self, source: str, source_ids: Iterable[str]) -> dict[str, str]:
+        """`source_items_by_id` as the stored JSON text, not parsed: for a process that parses them elsewhere (a
+        large import's worker), which must then add the ids of the texts that do not parse to
+        `unreadable_source_ids`."""
         rows = self.con.execute(
             "SELECT source_id, item FROM source_items WHERE source = ? AND source_id IN (SELECT unnest(?))",
             [source, list(source_ids)],
         ).fetchall()
-        return self._parsed_source_items(rows)
+        return dict(rows)
 
     def _parsed_source_items(self, rows: Iterable[tuple[str, str]]) -> dict[str, SourceItem]:
         items = {}
