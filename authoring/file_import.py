@@ -26,9 +26,14 @@ from authoring.file_lines import (
 from core.batching import batched
 from core.boundary import raw_json_lines_from
 from core.models import Reason, Record, SourceItem, utcnow
-from core.parallel import map_batches, worker_count
+from core.parallel import MIN_PARALLEL, map_batches, worker_count
 
-READ_BATCH = 2000  # lines per batch: the source items of one batch are looked up together
+READ_BATCH = 2000  # lines per batch: the source items of one batch are looked up together (a scan of the items)
+# Lines a worker takes at a time, and how many slices it is given ahead of the one being stored: enough to keep it
+# busy while this process writes a batch (build_split/ingest.py), few enough that the lines in its hands, with
+# their items' and records' texts (about 8 MB per 500 lines), do not add to the import's peak memory.
+PREPARE_SLICE = 500
+SLICES_AHEAD = 3
 
 # Source id -> item for the ids of one batch (absent: unknown), e.g. Store.source_item_texts_by_id: the items, or
 # their stored JSON text (parsed where the line is prepared; one that does not parse is reported as unreadable).
@@ -78,30 +83,35 @@ def origin_path(path: Path) -> str:
 
 
 def _jobs(path: Path, lookup: SourceLookup, batch_size: int, authored_at: datetime) -> Iterator[list[LineJob]]:
-    """The file's lines a batch at a time, each with the source item it names (looked up for the batch)."""
+    """The file's lines in slices of at most PREPARE_SLICE, each with the source item it names (looked up for its
+    batch of `batch_size` lines)."""
     via = f"file:{path.name}"
     with path.open("rb") as handle:
         for batch in batched(raw_json_lines_from(handle), batch_size):
             named = [named_source_id(data) for _, data in batch]
             wanted = sorted({source_id for source_id in named if source_id is not None})
             items = lookup(wanted) if wanted else {}
-            yield [
+            jobs = [
                 LineJob(number, data, source_id, items.get(source_id) if source_id else None, via, authored_at)
                 for (number, data), source_id in zip(batch, named, strict=True)
             ]
+            for start in range(0, len(jobs), PREPARE_SLICE):
+                yield jobs[start : start + PREPARE_SLICE]
 
 
 def _records(
     path: Path, lookup: SourceLookup, batch_size: int, result: ImportResult, workers: int | None
 ) -> Iterator[Record]:
     jobs = _jobs(path, lookup, batch_size, utcnow())
-    first = next(jobs, [])
-    if workers is None:
-        # One worker: this process's part (storing) takes a core of its own. Only a file of more than a batch.
-        workers = min(1, worker_count(len(first))) if len(first) == batch_size else 0
+    first: list[list[LineJob]] = []
+    if workers is None:  # as many lines as a worker is worth starting for (core/parallel.py), or the whole file
+        while sum(map(len, first)) < MIN_PARALLEL and (batch := next(jobs, None)) is not None:
+            first.append(batch)
+        # One worker at most: this process's part (storing) takes a core of its own.
+        workers = min(1, worker_count(sum(map(len, first))))
     prepare = prepare_line_to_send if workers else prepare_line
     first_line_of: dict[str, int] = {}  # record id -> line: duplicates are found across the whole file
-    for batch, outcomes in map_batches(prepare, chain([first], jobs), workers):
+    for batch, outcomes in map_batches(prepare, chain(first, jobs), workers, ahead=SLICES_AHEAD):
         result.lines += sum(outcome is not None for outcome in outcomes)  # the batch's lines, blank ones aside
         for job, outcome in zip(batch, outcomes, strict=True):
             if isinstance(outcome, NeedsItem):  # read another way than `named_source_id` read it

@@ -95,10 +95,10 @@ class WorkerFailed(RuntimeError):
 
 
 def map_batches(
-    work: Callable[[T], R], batches: Iterable[Sequence[T]], workers: int
+    work: Callable[[T], R], batches: Iterable[Sequence[T]], workers: int, ahead: int = 1
 ) -> Iterator[tuple[Sequence[T], list[R]]]:
-    """(batch, [work(item) for item in batch]) for each batch, in order. With workers, the next batch is
-    already being worked on while the caller handles the current one. `work` must be a module-level
+    """(batch, [work(item) for item in batch]) for each batch, in order. With workers, the next batch (the next
+    `ahead` batches) is already being worked on while the caller handles the current one. `work` must be a module-level
     function (it is sent to the workers by name) and should catch its own errors: an exception raised in a
     worker stops the run, as it would in process. A worker that dies raises WorkerFailed instead of
     leaving the run waiting for an answer that will never come."""
@@ -113,7 +113,7 @@ def map_batches(
         for batch in batches:
             chunk = max(1, len(batch) // (workers * 4))  # a few chunks per worker evens out slow records
             in_flight.append((batch, pool.map(work, batch, chunksize=chunk)))  # submitted now, read later
-            if len(in_flight) > 1:
+            if len(in_flight) > ahead:
                 done, results = in_flight.popleft()
                 yield done, list(results)
         while in_flight:

@@ -118,7 +118,7 @@ def test_an_import_asks_for_the_workers_fork_server_once_as_it_begins(tmp_path: 
 
     asked: list[int] = []
     monkeypatch.setattr(ingest, "start_fork_server", lambda pending: asked.append(pending) or True)
-    monkeypatch.setattr(ingest, "WRITE_BATCH", 3)  # three records stored per batch: asked after the first only
+    monkeypatch.setattr(ingest, "IMPORT_BATCH", 3)  # three records stored per batch: asked after the first only
     with Store.open(tmp_path / "ws") as store:
         store.upsert_source_items(ITEMS.values())
         counts, _, _ = import_into_store(store, "hotpotqa", write(tmp_path, LINES))

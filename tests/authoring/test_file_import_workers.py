@@ -42,9 +42,9 @@ def _import(tmp_path: Path, name: str, workers: str, monkeypatch: pytest.MonkeyP
     used: list[int | None] = []
     original = parallel.map_batches
 
-    def spy(work: Any, batches: Any, count: int) -> Any:
+    def spy(work: Any, batches: Any, count: int, **options: Any) -> Any:
         used.append(count)
-        return original(work, batches, count)
+        return original(work, batches, count, **options)
 
     monkeypatch.setattr(file_import, "map_batches", spy)
     path = tmp_path / "authored.jsonl"  # one file: its path is each revision's origin
