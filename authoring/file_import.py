@@ -65,8 +65,8 @@ def stream_authored(
     rejections (in line order) as the records are consumed. `lookup` is asked only for the source ids
     of one batch, so neither the file nor the source items are ever all in memory.
 
-    `workers=None`: a file of more than one batch is checked and built in a worker process (core/parallel.py
-    decides) while this process stores the batch before (`build_split.ingest`); records, rejections and texts
+    `workers=None`: a file of 2,000 lines or more is checked and built in a worker process (core/parallel.py
+    decides) while this process stores the lines before (`build_split.ingest`); records, rejections and texts
     are the same either way. A caller that starts workers needs an `if __name__ == "__main__":` guard."""
     if path.is_dir():
         raise ValueError(f"authored file {path} is a folder: pass the JSONL file itself")

@@ -13,8 +13,8 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 
 from pydantic import ValidationError
+from pydantic_core import from_json
 
-from core import fast_json
 from core.authored_line import AuthoredLine
 from core.boundary import InputLine, input_line
 from core.evidence import Evidence, parse_evidence_map
@@ -76,8 +76,8 @@ def named_source_id(data: bytes | InputLine) -> str | None:
     if isinstance(data, InputLine):
         return None
     try:
-        value = fast_json.loads(data)
-    except ValueError:
+        value = from_json(data)  # compiled, with its own depth limit: no line can make it recurse for long
+    except ValueError:  # not JSON, or JSON only `json` reads (a lone surrogate, 200 levels): the line's check decides
         return None
     found = value.get("source_id") if isinstance(value, dict) else None
     return found if isinstance(found, str) else None

@@ -171,3 +171,13 @@ def test_texts_computed_beforehand_store_what_the_store_computes_itself(tmp_path
                 )
             )
     assert stored[0] == stored[1] and len(stored[0][0]) == 3
+
+
+def test_the_source_id_a_line_names_is_read_safely_from_any_line() -> None:
+    from authoring.file_lines import named_source_id
+
+    assert named_source_id(line("h1").encode()) == "h1"
+    deep = b'{"source_id": "h1", "ground_truth": ' + b"[" * 100_000 + b"]" * 100_000 + b"}"
+    assert named_source_id(deep) is None  # no recursion: the line's own check rejects it with its reason
+    assert named_source_id(b"{broken") is None and named_source_id(b'["h1"]') is None
+    assert named_source_id(b'{"source_id": 7}') is None
