@@ -22,7 +22,7 @@ from authoring import ls_state
 from authoring.media_upload import media_key
 from authoring.server import LabelStudioServer
 from core.store import Store
-from tests.authoring.test_labelstudio_browser import ARTIFACTS, browser, login  # noqa: F401 - the fixture
+from tests.authoring.test_labelstudio_browser import ARTIFACTS, browser, login, submit_and_wait  # noqa: F401 - the fixture
 from tests.authoring.test_labelstudio_image_browser import ANSWER, QUESTION, SCHEMA, lincoln_item
 
 
@@ -89,11 +89,7 @@ def test_a_server_without_the_workspace_shows_the_uploaded_page_and_the_correcti
 
         transcript.fill(transcript.input_value().replace("15th,", "10th"))
         page.locator("label:has(input[type=radio][name=accept])").click()
-        page.get_by_role("button", name="Submit").click()
-        page.wait_for_function(
-            "() => ![...document.querySelectorAll('button')].some(b => b.innerText.trim() === 'Submit')",
-            timeout=30_000,
-        )
+        submit_and_wait(page)  # Label Studio has stored the annotation (its button hides before): the pull finds it
         page.close()
 
         pulled = ls.pull_annotations(store, session, "olmocr")
