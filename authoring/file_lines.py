@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, replace
 from datetime import datetime
+from functools import lru_cache
 
 from pydantic import ValidationError
 from pydantic_core import from_json
@@ -132,10 +133,18 @@ def _item(job: LineJob) -> tuple[SourceItem | None, str | None]:
     """(the line's source item, None), or (None, its id) when its stored text no longer parses."""
     if not isinstance(job.item, str):
         return job.item, None
+    item = _parsed_item(job.item)
+    return (item, None) if item is not None else (None, job.source_id)
+
+
+@lru_cache(maxsize=64)
+def _parsed_item(text: str) -> SourceItem | None:
+    """An item's stored text parsed once, not once per line: a curator writes several records on one item, and
+    its lines come one after another (a batch's lines share one item, as when the items were looked up parsed)."""
     try:
-        return SourceItem.model_validate_json(job.item), None
+        return SourceItem.model_validate_json(text)
     except ValidationError:
-        return None, job.source_id
+        return None
 
 
 def _reasons_from_pydantic(exc: ValidationError) -> list[Reason]:

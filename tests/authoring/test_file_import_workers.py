@@ -181,3 +181,17 @@ def test_the_source_id_a_line_names_is_read_safely_from_any_line() -> None:
     assert named_source_id(deep) is None  # no recursion: the line's own check rejects it with its reason
     assert named_source_id(b"{broken") is None and named_source_id(b'["h1"]') is None
     assert named_source_id(b'{"source_id": 7}') is None
+
+
+def test_an_item_shared_by_several_lines_is_parsed_once(monkeypatch) -> None:
+    from authoring import file_lines
+
+    file_lines._parsed_item.cache_clear()
+    parsed: list[str] = []
+    original = SourceItem.model_validate_json
+    monkeypatch.setattr(SourceItem, "model_validate_json", lambda text: parsed.append(text) or original(text))
+    text = ITEMS["h1"].model_dump_json()
+    for n in range(3):
+        job = LineJob(n + 1, line("h1", question=f"Q{n}?").encode(), "h1", text, "file:a.jsonl", file_import.utcnow())
+        assert isinstance(prepare_line(job), ReadyLine)
+    assert parsed == [text]
