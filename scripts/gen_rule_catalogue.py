@@ -48,6 +48,20 @@ def _cost(costs: dict[str, Any], rule: Rule) -> str:
     return "-" if value is None else f"{value:.1f}"
 
 
+def _engine_lines(costs: dict[str, Any]) -> list[str]:
+    """Where the rest of the CPU goes, and what turning a rule off saves of it."""
+    total, engine = costs.get("total_us_per_record"), costs.get("engine_us_per_record")
+    if total is None or engine is None:
+        return []
+    return [
+        f"Validation and the heuristic judge together spend {total:.0f} µs of CPU per record there; {engine:.0f} µs of",
+        "it is the engine's, which no rule owns: parsing the record, the schema and alignment checks, locating each",
+        "value in the context and the readings several rules share. Turning a rule off hides its flags; it does not",
+        "skip its work today: validation still computes every rule, so its stored report does not depend on a",
+        "project's rule set.",
+    ]
+
+
 def page(sets: list[tuple[str, CodeTally]], costs: dict[str, Any]) -> str:
     rules = all_rules()
     total = CodeTally()
@@ -65,10 +79,11 @@ def page(sets: list[tuple[str, CodeTally]], costs: dict[str, Any]) -> str:
         f"{total.cases['right']} right and {total.cases['wrong']} wrong answers); **precision**: the share of",
         "those that were wrong answers, with its Wilson 95% interval. **Alone**: the right / wrong answers a flag",
         "held that no other rule held or rejected, which turning it off would release. **µs/record**: CPU per",
-        "record of the functions that carry the rule out, profiled on the text benchmark "
-        f"({costs.get('records', '?')} records, `{costs.get('command', 'n/a')}`; profiling adds its own overhead,",
-        "so compare rules with each other). A rule off by default is listed as such: a project turns it on with",
-        "`--select`.",
+        "record spent in the functions that carry the rule out and no other rule shares, sampled on the text",
+        f"benchmark ({costs.get('records', '?')} records, `{costs.get('command', 'n/a')}`, a sampling profiler:",
+        "benchmarks/cpu_samples.py). A rule off by default is listed as such: a project turns it on with `--select`.",
+        "",
+        *_engine_lines(costs),
         "",
         "A flag rule whose flags hold right answers more often than they catch wrong ones across the",
         f"development sets (every labelled set but the blind holdout `{BLIND}`) is off by default unless it guards",

@@ -140,6 +140,19 @@ def _locate(
         return None
     if len(places) > 1 and leaf.key:
         places = _by_field_words(places, layout.text, leaf.key)
+    return _place_near_entity(leaf, places, layout, anchors, result, also)
+
+
+def _place_near_entity(
+    leaf: Leaf,
+    places: list[tuple[int, int, str]],
+    layout: Layout,
+    anchors: dict[str, Leaf | None],
+    result: EvidenceResult,
+    also: tuple[str, ...],
+) -> tuple[int, int, str]:
+    """The first of a value's places that stands near its object's anchor. With none near it, the first place,
+    doubted (`value_not_near_entity`) unless the page's layout ties the value to its field."""
     anchor = anchors.get(leaf.parent)
     if anchor is None or anchor.path == leaf.path:
         return places[0]

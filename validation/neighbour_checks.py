@@ -271,12 +271,18 @@ def _window(text: str, start: int, end: int) -> str:
     return (head + " " + (tail[: stop.start()] if stop else tail)).lower()
 
 
+@lru_cache(maxsize=4096)
+def _key_times(key_words: frozenset[str]) -> tuple[frozenset[str], bool, bool]:
+    """The events a field's words name, and whether they name now or before: once per key."""
+    wanted = frozenset(_KEY_EVENTS[w] for w in key_words if w in _KEY_EVENTS)
+    return wanted, bool(key_words & _NOW_SET), bool(key_words & _BEFORE_SET)
+
+
 def check_other_event(key_words: frozenset[str], leaf: Any, place: tuple[int, int], text: str, doubt: Any) -> None:
     """A value whose field names an event (`publication_year`) standing by the words of another event and none of
     its own ("set in a shipyard in 1912"); or a field of now (`current_members`) whose value stands by "originally"
     (or the other way round)."""
-    wanted = {_KEY_EVENTS[w] for w in key_words if w in _KEY_EVENTS}
-    now, before = bool(key_words & _NOW_SET), bool(key_words & _BEFORE_SET)
+    wanted, now, before = _key_times(key_words)
     if not wanted and now == before:
         return  # the field names no event and no time: most fields, settled by two set lookups
     window = _window(text, *place)

@@ -66,7 +66,11 @@ RULES = (
         why="A value of another entity is found in the context, so grounding alone passes it.",
         right=case("calibration/hotpotqa-027"),
         wrong=case("calibration/hotpotqa-028", "a value far from its entity"),
-        checks=("validation.evidence_fields:_check_fields", "validation.evidence_fields:_locate"),
+        checks=(
+            "validation.evidence_fields:_check_fields",
+            "validation.evidence_fields:_place_near_entity",
+            "validation.evidence_fields:_near",
+        ),
         family=FAMILY,
     ),
 )
