@@ -57,8 +57,8 @@ def _engine_lines(costs: dict[str, Any]) -> list[str]:
         f"Validation and the heuristic judge together spend {total:.0f} µs of CPU per record there; {engine:.0f} µs of",
         "it is the engine's, which no rule owns: parsing the record, the schema and alignment checks, locating each",
         "value in the context and the readings several rules share. Turning a rule off hides its flags; it does not",
-        "skip its work today: validation still computes every rule, so its stored report does not depend on a",
-        "project's rule set.",
+        "skip its work today: the gate computes every rule and drops the flags of those that are off, so validation's",
+        "stored report does not depend on a project's rule set.",
     ]
 
 
