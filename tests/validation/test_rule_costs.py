@@ -4,6 +4,7 @@ profiler charges a function by the CPU spent under it, and a rule is charged onl
 from __future__ import annotations
 
 import importlib
+import inspect
 import signal
 from pathlib import Path
 from types import ModuleType
@@ -92,3 +93,21 @@ def test_rule_costs_charge_each_rule_only_its_own_functions(benchmarks: dict[str
     assert {name for _, name in own["value_in_wrong_field"]} == {"check_labels"}
     # Every rule that has a function of its own has a figure; the others show none.
     assert set(per_rule) <= {rule.code for rule in all_rules()}
+
+
+def test_every_function_a_rule_names_is_found_in_the_samples_under_that_name() -> None:
+    """A sample notes each frame's (file, qualified name), and a rule's functions are looked up as (its module's file,
+    the name it gives). A rule naming a function where it is only imported, not defined, would read 0 µs whatever
+    it cost."""
+    wrong = []
+    for rule in all_rules():
+        for check in rule.checks:
+            module_name, _, attribute = check.partition(":")
+            module = importlib.import_module(module_name)
+            target: object = module
+            for part in attribute.split("."):
+                target = getattr(target, part)
+            code = inspect.unwrap(target).__code__  # type: ignore[arg-type, attr-defined]
+            if (code.co_filename, code.co_qualname) != (module.__file__, attribute):
+                wrong.append(f"{rule.code}: {check} is {code.co_qualname} of {code.co_filename}")
+    assert not wrong, wrong
