@@ -49,7 +49,7 @@ def _cost(costs: dict[str, Any], rule: Rule) -> str:
 
 
 def _engine_lines(costs: dict[str, Any]) -> list[str]:
-    """Where the rest of the CPU goes, and what turning a rule off saves of it."""
+    """Where the rest of the CPU goes, and why turning a rule off saves none of its own today."""
     total, engine = costs.get("total_us_per_record"), costs.get("engine_us_per_record")
     if total is None or engine is None:
         return []
